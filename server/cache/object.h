@@ -1,0 +1,91 @@
+// Object: one cached Kubernetes object, immutable once built.
+//
+// An Object holds the object serialized as an informerd.v1.Object message
+// (the transformed object as compact JSON plus the metadata clients route
+// by), and, parsed out for matching, its labels and the values of the
+// configured field indexes. The message is built once at ingest and the JSON
+// is a view into it, so the bytes are held once; the store, the event history, every List page and
+// every Watch delivery share it by reference (grpc::Slice is ref-counted), so
+// no delivery re-serializes or copies the object.
+//
+// Thread safety: immutable; share freely through ObjectPtr.
+#ifndef INFORMERD_SERVER_CACHE_OBJECT_H_
+#define INFORMERD_SERVER_CACHE_OBJECT_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <grpcpp/support/slice.h>
+
+#include "server/selector/labels.h"
+
+namespace informerd::cache {
+
+// Values of configured field indexes, sorted by field path (e.g.
+// {"spec.nodeName", "node-1"}). A field the object lacks is "".
+using FieldValues = std::vector<std::pair<std::string, std::string>>;
+
+class Object : public std::enable_shared_from_this<Object> {
+ public:
+  struct Metadata {
+    std::string namespace_;
+    std::string name;
+    std::string uid;
+    std::string resource_version;
+    selector::Labels labels;
+  };
+
+  // REQUIRES: metadata.resource_version parses as resource_version_number;
+  // `wire` is the serialized informerd.v1.Object of this object and
+  // wire[json_offset, json_offset + json_size) is its json field.
+  Object(Metadata metadata, uint64_t resource_version_number,
+         FieldValues field_values, grpc::Slice wire, size_t json_offset,
+         size_t json_size);
+
+  Object(const Object&) = delete;
+  Object& operator=(const Object&) = delete;
+
+  // "namespace/name", or "name" for cluster-scoped objects: the store key.
+  const std::string& key() const { return key_; }
+  const std::string& namespace_() const { return metadata_.namespace_; }
+  const std::string& name() const { return metadata_.name; }
+  const std::string& uid() const { return metadata_.uid; }
+  const std::string& resource_version() const { return metadata_.resource_version; }
+  uint64_t resource_version_number() const { return resource_version_number_; }
+  const selector::Labels& labels() const { return metadata_.labels; }
+  const FieldValues& field_values() const { return field_values_; }
+  std::string_view json() const {
+    return std::string_view(reinterpret_cast<const char*>(wire_.begin()) + json_offset_, json_size_);
+  }
+  const grpc::Slice& wire() const { return wire_; }
+
+  // The value of a field selector's field: metadata.name, metadata.namespace
+  // or a configured field index; nullopt for any other field.
+  std::optional<std::string_view> FieldValue(std::string_view field) const;
+
+  // Approximate heap bytes held by this object, for the memory metrics.
+  size_t ApproximateBytes() const;
+
+ private:
+  Metadata metadata_;
+  std::string key_;
+  uint64_t resource_version_number_;
+  FieldValues field_values_;
+  grpc::Slice wire_;
+  size_t json_offset_;
+  size_t json_size_;
+};
+
+using ObjectPtr = std::shared_ptr<const Object>;
+
+// The store key for a namespace and name.
+std::string ObjectKey(std::string_view namespace_, std::string_view name);
+
+}  // namespace informerd::cache
+
+#endif  // INFORMERD_SERVER_CACHE_OBJECT_H_

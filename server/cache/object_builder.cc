@@ -1,0 +1,148 @@
+#include "server/cache/object_builder.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "informerd/v1/informerd.pb.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
+#include "server/cache/resource_version.h"
+
+namespace informerd::cache {
+namespace {
+
+const rapidjson::Value* FindMember(const rapidjson::Value& object,
+                                   std::string_view name) {
+  if (!object.IsObject()) return nullptr;
+  auto it = object.FindMember(rapidjson::Value(
+      rapidjson::StringRef(name.data(), name.size())));
+  return it == object.MemberEnd() ? nullptr : &it->value;
+}
+
+std::string_view AsString(const rapidjson::Value* value) {
+  if (value == nullptr || !value->IsString()) return {};
+  return std::string_view(value->GetString(), value->GetStringLength());
+}
+
+const rapidjson::Value* FindPath(const rapidjson::Value& root,
+                                 std::string_view path) {
+  const rapidjson::Value* value = &root;
+  while (value != nullptr) {
+    size_t dot = path.find('.');
+    value = FindMember(*value, path.substr(0, dot));
+    if (dot == std::string_view::npos) break;
+    path.remove_prefix(dot + 1);
+  }
+  return value;
+}
+
+void RemovePath(rapidjson::Value& root, std::string_view path) {
+  size_t dot = path.rfind('.');
+  rapidjson::Value* parent = &root;
+  if (dot != std::string_view::npos) {
+    parent = const_cast<rapidjson::Value*>(FindPath(root, path.substr(0, dot)));
+    if (parent == nullptr) return;
+  }
+  if (!parent->IsObject()) return;
+  std::string_view leaf = dot == std::string_view::npos ? path : path.substr(dot + 1);
+  parent->RemoveMember(rapidjson::Value(rapidjson::StringRef(leaf.data(), leaf.size())));
+}
+
+// Field selectors compare strings; the apiserver renders scalars the same way.
+std::string ScalarText(const rapidjson::Value* value) {
+  if (value == nullptr) return "";
+  if (value->IsString()) return std::string(value->GetString(), value->GetStringLength());
+  if (value->IsBool()) return value->GetBool() ? "true" : "false";
+  if (value->IsInt64()) return std::to_string(value->GetInt64());
+  if (value->IsUint64()) return std::to_string(value->GetUint64());
+  if (value->IsDouble()) return std::to_string(value->GetDouble());
+  return "";
+}
+
+absl::Status Invalid(const std::string& field, const std::string& reason) {
+  return absl::InvalidArgumentError(absl::StrCat("object ", field, ": ", reason));
+}
+
+size_t VarintSize(uint64_t value) {
+  size_t size = 1;
+  while (value >= 0x80) {
+    value >>= 7;
+    ++size;
+  }
+  return size;
+}
+
+void DeleteString(void* user_data) { delete static_cast<std::string*>(user_data); }
+
+}  // namespace
+
+void NormalizeSchema(ObjectSchema* schema) {
+  auto& fields = schema->field_indexes;
+  std::sort(fields.begin(), fields.end());
+  fields.erase(std::unique(fields.begin(), fields.end()), fields.end());
+}
+
+absl::StatusOr<ObjectPtr> BuildObject(rapidjson::Value& object,
+                                      const ObjectSchema& schema) {
+  if (!object.IsObject()) return Invalid("", "is not a JSON object");
+  const rapidjson::Value* metadata = FindMember(object, "metadata");
+  if (metadata == nullptr || !metadata->IsObject()) {
+    return Invalid("metadata", "missing or not an object");
+  }
+  Object::Metadata meta;
+  meta.name = std::string(AsString(FindMember(*metadata, "name")));
+  if (meta.name.empty()) return Invalid("metadata.name", "missing or empty");
+  meta.namespace_ = std::string(AsString(FindMember(*metadata, "namespace")));
+  meta.uid = std::string(AsString(FindMember(*metadata, "uid")));
+  meta.resource_version = std::string(AsString(FindMember(*metadata, "resourceVersion")));
+  std::optional<uint64_t> rv = ParseResourceVersion(meta.resource_version);
+  if (!rv.has_value()) {
+    return Invalid("metadata.resourceVersion",
+                   absl::StrCat("\"", meta.resource_version, "\" is not a decimal integer"));
+  }
+  if (const rapidjson::Value* labels = FindMember(*metadata, "labels");
+      labels != nullptr && labels->IsObject()) {
+    meta.labels.reserve(labels->MemberCount());
+    for (const auto& label : labels->GetObject()) {
+      if (!label.value.IsString()) {
+        return Invalid("metadata.labels", "values must be strings");
+      }
+      meta.labels.emplace_back(
+          std::string(label.name.GetString(), label.name.GetStringLength()),
+          std::string(label.value.GetString(), label.value.GetStringLength()));
+    }
+    std::sort(meta.labels.begin(), meta.labels.end());
+  }
+
+  if (schema.strip_managed_fields) RemovePath(object, "metadata.managedFields");
+  for (const std::string& path : schema.drop_fields) RemovePath(object, path);
+
+  FieldValues field_values;
+  field_values.reserve(schema.field_indexes.size());
+  for (const std::string& path : schema.field_indexes) {
+    field_values.emplace_back(path, ScalarText(FindPath(object, path)));
+  }
+
+  rapidjson::StringBuffer json;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(json);
+  object.Accept(writer);
+
+  v1::Object message;
+  message.set_json(json.GetString(), json.GetSize());
+  message.set_namespace_(meta.namespace_);
+  message.set_name(meta.name);
+  message.set_uid(meta.uid);
+  message.set_resource_version(meta.resource_version);
+  for (const auto& [key, value] : meta.labels) (*message.mutable_labels())[key] = value;
+  auto* serialized = new std::string();
+  message.SerializeToString(serialized);
+  // Field 1 (json) is serialized first: one tag byte, its length, the bytes.
+  size_t json_offset = message.json().empty() ? 0 : 1 + VarintSize(json.GetSize());
+  grpc::Slice wire(serialized->data(), serialized->size(), &DeleteString, serialized);
+  return std::make_shared<const Object>(std::move(meta), *rv, std::move(field_values),
+                                        std::move(wire), json_offset, json.GetSize());
+}
+
+}  // namespace informerd::cache

@@ -1,0 +1,97 @@
+#include "server/cache/object_builder.h"
+
+#include <gtest/gtest.h>
+
+#include "informerd/v1/informerd.pb.h"
+#include "rapidjson/document.h"
+#include "server/cache/test_objects.h"
+
+namespace informerd::cache {
+namespace {
+
+absl::StatusOr<ObjectPtr> Build(const std::string& json, ObjectSchema schema = {}) {
+  NormalizeSchema(&schema);
+  rapidjson::Document document;
+  document.Parse(json.data(), json.size());
+  if (document.HasParseError()) return absl::InvalidArgumentError("parse");
+  return BuildObject(document, schema);
+}
+
+TEST(ObjectBuilder, ExtractsMetadataAndStripsManagedFields) {
+  TestObjectSpec spec{.namespace_ = "ns", .name = "a", .resource_version = 42,
+                      .labels = {{"z", "1"}, {"app", "web"}}};
+  absl::StatusOr<ObjectPtr> object = Build(TestObjectJson(spec));
+  ASSERT_TRUE(object.ok()) << object.status();
+  EXPECT_EQ((*object)->key(), "ns/a");
+  EXPECT_EQ((*object)->resource_version_number(), 42u);
+  EXPECT_EQ((*object)->uid(), "uid-a");
+  ASSERT_EQ((*object)->labels().size(), 2u);
+  EXPECT_EQ((*object)->labels()[0].first, "app");
+  EXPECT_EQ((*object)->json().find("managedFields"), std::string_view::npos);
+  EXPECT_NE((*object)->json().find("\"name\":\"a\""), std::string_view::npos);
+}
+
+TEST(ObjectBuilder, KeepsManagedFieldsWhenAsked) {
+  ObjectSchema schema;
+  schema.strip_managed_fields = false;
+  absl::StatusOr<ObjectPtr> object = Build(TestObjectJson({.name = "a"}), schema);
+  ASSERT_TRUE(object.ok());
+  EXPECT_NE((*object)->json().find("managedFields"), std::string_view::npos);
+}
+
+TEST(ObjectBuilder, WireIsTheProtoMessageAndJsonIsInsideIt) {
+  absl::StatusOr<ObjectPtr> object =
+      Build(TestObjectJson({.namespace_ = "ns", .name = "a", .labels = {{"k", "v"}}}));
+  ASSERT_TRUE(object.ok());
+  const grpc::Slice& wire = (*object)->wire();
+  v1::Object message;
+  ASSERT_TRUE(message.ParseFromArray(wire.begin(), static_cast<int>(wire.size())));
+  EXPECT_EQ(message.json(), std::string((*object)->json()));
+  EXPECT_EQ(message.name(), "a");
+  EXPECT_EQ(message.namespace_(), "ns");
+  EXPECT_EQ(message.labels().at("k"), "v");
+}
+
+TEST(ObjectBuilder, FieldIndexesAndDroppedFields) {
+  ObjectSchema schema;
+  schema.field_indexes = {"spec.nodeName", "spec.missing"};
+  schema.drop_fields = {"data"};
+  absl::StatusOr<ObjectPtr> object = Build(TestObjectJson({.name = "a", .node_name = "n1", .data = "x"}), schema);
+  ASSERT_TRUE(object.ok());
+  EXPECT_EQ((*object)->FieldValue("spec.nodeName").value(), "n1");
+  EXPECT_EQ((*object)->FieldValue("spec.missing").value(), "");
+  EXPECT_EQ((*object)->FieldValue("metadata.name").value(), "a");
+  EXPECT_FALSE((*object)->FieldValue("spec.other").has_value());
+  EXPECT_EQ((*object)->json().find("\"data\""), std::string_view::npos);
+}
+
+TEST(ObjectBuilder, RejectsMalformedMetadataNamingTheField) {
+  struct Case {
+    const char* json;
+    const char* field;
+  } cases[] = {
+      {"[]", "is not a JSON object"},
+      {"{}", "metadata"},
+      {"{\"metadata\":5}", "metadata"},
+      {"{\"metadata\":{\"resourceVersion\":\"1\"}}", "metadata.name"},
+      {"{\"metadata\":{\"name\":\"a\"}}", "metadata.resourceVersion"},
+      {"{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"x1\"}}", "metadata.resourceVersion"},
+      {"{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"1\",\"labels\":{\"k\":1}}}", "metadata.labels"},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<ObjectPtr> object = Build(c.json);
+    ASSERT_FALSE(object.ok()) << c.json;
+    EXPECT_EQ(object.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(object.status().message().find(c.field), std::string_view::npos)
+        << object.status() << " for " << c.json;
+  }
+}
+
+TEST(ObjectBuilder, SharedFromThisGivesTheOwningPointer) {
+  ObjectPtr object = MakeTestObject({.name = "a"});
+  EXPECT_EQ(object->shared_from_this().get(), object.get());
+  EXPECT_EQ(object.use_count(), 1);
+}
+
+}  // namespace
+}  // namespace informerd::cache
