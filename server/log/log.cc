@@ -57,7 +57,7 @@ absl::StatusOr<Level> ParseLevel(std::string_view text) {
   if (text == "warning" || text == "warn") return Level::kWarning;
   if (text == "error") return Level::kError;
   return absl::InvalidArgumentError(
-      absl::StrCat("log level \"", text, "\": want debug, info, warning or error"));
+      absl::StrCat("log level \"", std::string(text), "\": want debug, info, warning or error"));
 }
 
 void Write(Level level, std::string_view component, std::string_view message) {
@@ -72,7 +72,8 @@ void Write(Level level, std::string_view component, std::string_view message) {
     AppendJsonString(&line, message);
     line.append("}\n");
   } else {
-    line = absl::StrCat(time, " ", LevelName(level), " ", component, ": ", message, "\n");
+    line = absl::StrCat(time, " ", LevelName(level), " ");
+    line.append(component).append(": ").append(message).push_back('\n');
   }
   std::fwrite(line.data(), 1, line.size(), stderr);
 }
