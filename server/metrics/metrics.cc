@@ -1,0 +1,59 @@
+#include "server/metrics/metrics.h"
+
+namespace informerd::metrics {
+namespace {
+
+prometheus::Histogram::BucketBoundaries LatencyBuckets() {
+  return {0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5};
+}
+
+}  // namespace
+
+Metrics::Metrics()
+    : registry_(std::make_shared<prometheus::Registry>()),
+      rpcs_(prometheus::BuildCounter()
+                .Name("informerd_rpcs_total")
+                .Help("Finished RPCs by method and gRPC status code.")
+                .Register(*registry_)),
+      rpc_seconds_(prometheus::BuildHistogram()
+                       .Name("informerd_rpc_duration_seconds")
+                       .Help("Unary RPC latency by method.")
+                       .Register(*registry_)),
+      watchers_open_(prometheus::BuildGauge()
+                         .Name("informerd_watchers_open")
+                         .Help("Watch streams currently open.")
+                         .Register(*registry_)),
+      watcher_terminations_(prometheus::BuildCounter()
+                                .Name("informerd_watcher_terminations_total")
+                                .Help("Watch streams ended, by reason.")
+                                .Register(*registry_)),
+      events_dispatched_(prometheus::BuildCounter()
+                             .Name("informerd_events_dispatched_total")
+                             .Help("Events written to watchers.")
+                             .Register(*registry_)),
+      dispatch_latency_(prometheus::BuildHistogram()
+                            .Name("informerd_dispatch_latency_seconds")
+                            .Help("From an event's arrival from the API server to its write to a watcher.")
+                            .Register(*registry_)
+                            .Add({}, LatencyBuckets())) {}
+
+void Metrics::ObserveRpc(const std::string& method, const std::string& code, double seconds) {
+  rpcs_.Add({{"method", method}, {"code", code}}).Increment();
+  rpc_seconds_.Add({{"method", method}}, LatencyBuckets()).Observe(seconds);
+}
+
+prometheus::Gauge& Metrics::WatchersOpen(const std::string& resource) {
+  return watchers_open_.Add({{"resource", resource}});
+}
+
+void Metrics::WatcherTerminated(const std::string& resource, const std::string& reason) {
+  watcher_terminations_.Add({{"resource", resource}, {"reason", reason}}).Increment();
+}
+
+prometheus::Counter& Metrics::EventsDispatched(const std::string& resource) {
+  return events_dispatched_.Add({{"resource", resource}});
+}
+
+void Metrics::ObserveDispatchLatency(double seconds) { dispatch_latency_.Observe(seconds); }
+
+}  // namespace informerd::metrics

@@ -1,0 +1,252 @@
+#include "server/service/cache_service.h"
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "server/cache/resource_version.h"
+#include "server/service/continue_token.h"
+#include "server/service/request_filter.h"
+#include "server/service/wire_format.h"
+
+namespace informerd::service {
+namespace {
+
+grpc::Status ToGrpc(const absl::Status& status) {
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                      std::string(status.message()));
+}
+
+grpc::Status Invalid(const std::string& message) {
+  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message);
+}
+
+template <typename Message>
+grpc::Status ParseRequest(const grpc::ByteBuffer& buffer, Message* message) {
+  grpc::ByteBuffer copy(buffer);
+  grpc::Status status = grpc::SerializationTraits<Message>::Deserialize(&copy, message);
+  if (!status.ok()) return Invalid("request: not a valid protobuf message");
+  return grpc::Status::OK;
+}
+
+// "" or a decimal version; the field name goes into the error.
+grpc::Status ParseVersion(const std::string& text, const char* field, uint64_t* version) {
+  *version = 0;
+  if (text.empty()) return grpc::Status::OK;
+  std::optional<uint64_t> parsed = cache::ParseResourceVersion(text);
+  if (!parsed.has_value()) {
+    return Invalid(absl::StrCat(field, ": \"", text, "\" is not a decimal resource version"));
+  }
+  *version = *parsed;
+  return grpc::Status::OK;
+}
+
+// Waits for the resource to be synced and at least at `version`.
+grpc::Status AwaitVersion(const ServedResource& resource, uint64_t version,
+                          absl::Duration timeout) {
+  if (resource.informer->WaitForVersion(version, timeout)) return grpc::Status::OK;
+  if (!resource.informer->synced()) {
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                        absl::StrCat(resource.DisplayName(), " is not synced yet"));
+  }
+  uint64_t current = resource.informer->resource_version();
+  return grpc::Status(
+      grpc::StatusCode::UNAVAILABLE,
+      absl::StrCat("too large resource version: ", version, ", current: ", current,
+                   " (the cache is ", version - current, " versions behind; retry)"));
+}
+
+// A Watch that fails before streaming.
+class FailedWatch : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+ public:
+  explicit FailedWatch(const grpc::Status& status) { Finish(status); }
+  void OnDone() override { delete this; }
+};
+
+}  // namespace
+
+CacheService::CacheService(const ResourceRegistry* registry, metrics::Metrics* metrics,
+                           CacheServiceOptions options)
+    : registry_(registry), metrics_(metrics), options_(options) {}
+
+grpc::ServerUnaryReactor* CacheService::FinishUnary(grpc::CallbackServerContext* context,
+                                                    const char* method, absl::Time start,
+                                                    const grpc::Status& status) {
+  metrics_->ObserveRpc(method, std::to_string(static_cast<int>(status.error_code())),
+                       absl::ToDoubleSeconds(absl::Now() - start));
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(status);
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* CacheService::List(grpc::CallbackServerContext* context,
+                                             const grpc::ByteBuffer* request,
+                                             grpc::ByteBuffer* response) {
+  absl::Time start = absl::Now();
+  return FinishUnary(context, "List", start, DoList(*request, response));
+}
+
+grpc::Status CacheService::DoList(const grpc::ByteBuffer& buffer, grpc::ByteBuffer* response) {
+  v1::ListRequest request;
+  if (grpc::Status status = ParseRequest(buffer, &request); !status.ok()) return status;
+  absl::StatusOr<ServedResource*> resource = registry_->Find(request.resource());
+  if (!resource.ok()) return ToGrpc(resource.status());
+  absl::StatusOr<cache::Filter> filter =
+      MakeFilter(**resource, {request.namespace_(), request.label_selector(),
+                              request.field_selector(), request.index_name(),
+                              request.index_value()});
+  if (!filter.ok()) return ToGrpc(filter.status());
+  if (request.limit() < 0) return Invalid("limit: must not be negative");
+  uint64_t min_version = 0;
+  if (grpc::Status status = ParseVersion(request.resource_version(), "resource_version", &min_version);
+      !status.ok()) {
+    return status;
+  }
+  ContinuePoint point;
+  if (!request.continue_token().empty()) {
+    absl::StatusOr<ContinuePoint> decoded = DecodeContinueToken(request.continue_token());
+    if (!decoded.ok()) return ToGrpc(decoded.status());
+    point = *std::move(decoded);
+  } else if (grpc::Status status =
+                 AwaitVersion(**resource, min_version, options_.version_wait);
+             !status.ok()) {
+    return status;
+  }
+  absl::StatusOr<informer::Informer::ListPage> page = (*resource)->informer->List(
+      *filter, point.resource_version, point.last_key, static_cast<size_t>(request.limit()),
+      options_.max_page_bytes);
+  if (!page.ok()) {
+    // An expired snapshot is the apiserver's 410 for continue tokens.
+    return ToGrpc(page.status());
+  }
+  std::string token;
+  if (page->more && !page->items.empty()) {
+    token = EncodeContinueToken({page->resource_version, page->items.back()->key()});
+  }
+  *response = ListResponseBuffer(page->items, page->resource_version, token);
+  return grpc::Status::OK;
+}
+
+grpc::ServerUnaryReactor* CacheService::Get(grpc::CallbackServerContext* context,
+                                            const grpc::ByteBuffer* request,
+                                            grpc::ByteBuffer* response) {
+  absl::Time start = absl::Now();
+  return FinishUnary(context, "Get", start, DoGet(*request, response));
+}
+
+grpc::Status CacheService::DoGet(const grpc::ByteBuffer& buffer, grpc::ByteBuffer* response) {
+  v1::GetRequest request;
+  if (grpc::Status status = ParseRequest(buffer, &request); !status.ok()) return status;
+  absl::StatusOr<ServedResource*> resource = registry_->Find(request.resource());
+  if (!resource.ok()) return ToGrpc(resource.status());
+  if (request.name().empty()) return Invalid("name: required");
+  if ((*resource)->info.namespaced && request.namespace_().empty()) {
+    return Invalid(absl::StrCat("namespace: required for ", (*resource)->DisplayName()));
+  }
+  if (!(*resource)->info.namespaced && !request.namespace_().empty()) {
+    return Invalid(absl::StrCat("namespace: ", (*resource)->DisplayName(),
+                                " is cluster-scoped; leave namespace empty"));
+  }
+  uint64_t min_version = 0;
+  if (grpc::Status status =
+          ParseVersion(request.min_resource_version(), "min_resource_version", &min_version);
+      !status.ok()) {
+    return status;
+  }
+  if (grpc::Status status = AwaitVersion(**resource, min_version, options_.version_wait);
+      !status.ok()) {
+    return status;
+  }
+  auto [object, version] =
+      (*resource)->informer->Get(cache::ObjectKey(request.namespace_(), request.name()));
+  if (object == nullptr) {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                        absl::StrCat((*resource)->DisplayName(), " \"", request.name(),
+                                     "\" not found"));
+  }
+  *response = GetResponseBuffer(*object, version);
+  return grpc::Status::OK;
+}
+
+grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::Watch(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
+  WatchStream* stream = nullptr;
+  grpc::Status status = StartWatch(*request, &stream);
+  if (!status.ok()) {
+    metrics_->ObserveRpc("Watch", std::to_string(static_cast<int>(status.error_code())), 0);
+    return new FailedWatch(status);
+  }
+  stream->Begin();
+  return stream;
+}
+
+grpc::Status CacheService::StartWatch(const grpc::ByteBuffer& buffer, WatchStream** stream) {
+  v1::WatchRequest request;
+  if (grpc::Status status = ParseRequest(buffer, &request); !status.ok()) return status;
+  absl::StatusOr<ServedResource*> found = registry_->Find(request.resource());
+  if (!found.ok()) return ToGrpc(found.status());
+  ServedResource& resource = **found;
+  absl::StatusOr<cache::Filter> filter = MakeFilter(
+      resource, {request.namespace_(), request.label_selector(), request.field_selector(), "", ""});
+  if (!filter.ok()) return ToGrpc(filter.status());
+  uint64_t version = 0;
+  if (grpc::Status status = ParseVersion(request.resource_version(), "resource_version", &version);
+      !status.ok()) {
+    return status;
+  }
+  if (grpc::Status status = AwaitVersion(resource, version, options_.version_wait);
+      !status.ok()) {
+    return status;
+  }
+  WatchStart start;
+  // As the apiserver: resource_version "0" starts with the current state as
+  // ADDED events (without the WatchList end marker).
+  bool legacy_initial = request.resource_version() == "0" && !request.send_initial_events();
+  if (request.send_initial_events() || legacy_initial) {
+    informer::Informer::InitialState state = resource.informer->Snapshot(*filter);
+    start.position = state.position;
+    start.initial_objects = std::move(state.objects);
+    start.initial_version = state.resource_version;
+    start.send_initial_events = request.send_initial_events();
+  } else {
+    uint64_t from = request.resource_version().empty() ? resource.informer->resource_version()
+                                                       : version;
+    absl::StatusOr<uint64_t> position = resource.informer->WatchPosition(from);
+    if (!position.ok()) return ToGrpc(position.status());
+    start.position = *position;
+  }
+  WatchStreamOptions stream_options{request.allow_bookmarks(), options_.bookmark_interval};
+  *stream = new WatchStream(resource.informer.get(), resource.DisplayName(), *std::move(filter),
+                            stream_options, std::move(start), metrics_, &watches_);
+  return grpc::Status::OK;
+}
+
+grpc::ServerUnaryReactor* CacheService::ListResources(grpc::CallbackServerContext* context,
+                                                      const v1::ListResourcesRequest*,
+                                                      v1::ListResourcesResponse* response) {
+  absl::Time start = absl::Now();
+  for (const auto& served : registry_->all()) {
+    informer::InformerStats stats = served->informer->stats();
+    v1::ResourceStatus* status = response->add_resources();
+    status->mutable_resource()->set_group(served->info.group);
+    status->mutable_resource()->set_version(served->info.version);
+    status->mutable_resource()->set_resource(served->info.resource);
+    status->set_kind(served->info.kind);
+    status->set_namespaced(served->info.namespaced);
+    status->set_synced(stats.synced);
+    status->set_object_count(static_cast<int64_t>(stats.objects));
+    status->set_resource_version(std::to_string(stats.resource_version));
+    status->set_oldest_resource_version(std::to_string(stats.oldest_resource_version));
+    status->set_history_events(static_cast<int64_t>(stats.history_events));
+  }
+  return FinishUnary(context, "ListResources", start, grpc::Status::OK);
+}
+
+void CacheService::EndWatches() {
+  watches_.EndAll(grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                               "informerd is shutting down; resume from your last "
+                               "resource_version on another replica"));
+}
+
+}  // namespace informerd::service

@@ -1,0 +1,75 @@
+// CacheService: the informerd.v1.Cache gRPC service over the served
+// Informers.
+//
+// List, Get and Watch are raw callback methods: requests are parsed here and
+// responses framed by wire_format around each object's pre-serialized bytes,
+// so no response re-serializes an object and no thread is held per stream.
+// The kube-apiserver is the reference for every answer (see the proto).
+//
+// Thread safety: thread-safe; the registry must outlive the service.
+#ifndef INFORMERD_SERVER_SERVICE_CACHE_SERVICE_H_
+#define INFORMERD_SERVER_SERVICE_CACHE_SERVICE_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/time/time.h"
+#include "informerd/v1/informerd.grpc.pb.h"
+#include "server/metrics/metrics.h"
+#include "server/service/served_resource.h"
+#include "server/service/watch_stream.h"
+
+namespace informerd::service {
+
+struct CacheServiceOptions {
+  // How long a read waits for the cache to reach a requested version (and a
+  // resource to finish its first list) before UNAVAILABLE, as the apiserver
+  // waits 3 s for "not older than" reads.
+  absl::Duration version_wait = absl::Seconds(3);
+  // Pages stop growing past this many bytes of objects, keeping responses
+  // under gRPC's default 4 MiB receive limit.
+  size_t max_page_bytes = 3 << 20;
+  absl::Duration bookmark_interval = absl::Minutes(1);
+};
+
+using RawCacheService = v1::Cache::WithRawCallbackMethod_List<
+    v1::Cache::WithRawCallbackMethod_Get<
+        v1::Cache::WithRawCallbackMethod_Watch<v1::Cache::CallbackService>>>;
+
+class CacheService final : public RawCacheService {
+ public:
+  CacheService(const ResourceRegistry* registry, metrics::Metrics* metrics,
+               CacheServiceOptions options);
+
+  grpc::ServerUnaryReactor* List(grpc::CallbackServerContext* context,
+                                 const grpc::ByteBuffer* request,
+                                 grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* Get(grpc::CallbackServerContext* context,
+                                const grpc::ByteBuffer* request,
+                                grpc::ByteBuffer* response) override;
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* Watch(grpc::CallbackServerContext* context,
+                                                    const grpc::ByteBuffer* request) override;
+  grpc::ServerUnaryReactor* ListResources(grpc::CallbackServerContext* context,
+                                          const v1::ListResourcesRequest* request,
+                                          v1::ListResourcesResponse* response) override;
+
+  // Ends every open Watch with UNAVAILABLE so clients resume elsewhere.
+  void EndWatches();
+  size_t open_watches() const { return watches_.size(); }
+
+ private:
+  grpc::Status DoList(const grpc::ByteBuffer& request, grpc::ByteBuffer* response);
+  grpc::Status DoGet(const grpc::ByteBuffer& request, grpc::ByteBuffer* response);
+  grpc::Status StartWatch(const grpc::ByteBuffer& request, WatchStream** stream);
+  grpc::ServerUnaryReactor* FinishUnary(grpc::CallbackServerContext* context,
+                                        const char* method, absl::Time start,
+                                        const grpc::Status& status);
+
+  const ResourceRegistry* const registry_;
+  metrics::Metrics* const metrics_;
+  const CacheServiceOptions options_;
+  WatchRegistry watches_;
+};
+
+}  // namespace informerd::service
+
+#endif  // INFORMERD_SERVER_SERVICE_CACHE_SERVICE_H_

@@ -1,0 +1,182 @@
+#include "server/service/watch_stream.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "server/service/wire_format.h"
+
+namespace informerd::service {
+
+void WatchStream::WakeHandle::Wake() {
+  absl::MutexLock lock(&mu_);
+  if (stream_ != nullptr) stream_->Pump();
+}
+
+void WatchStream::WakeHandle::Detach() {
+  absl::MutexLock lock(&mu_);
+  stream_ = nullptr;
+}
+
+WatchStream::WatchStream(informer::Informer* informer, std::string resource_name,
+                         cache::Filter filter, WatchStreamOptions options, WatchStart start,
+                         metrics::Metrics* metrics, WatchRegistry* registry)
+    : informer_(informer),
+      resource_name_(std::move(resource_name)),
+      filter_(std::move(filter)),
+      options_(options),
+      metrics_(metrics),
+      registry_(registry),
+      dispatched_(metrics->EventsDispatched(resource_name_)),
+      wake_handle_(std::make_shared<WakeHandle>(this)),
+      position_(start.position),
+      initial_(std::move(start.initial_objects)),
+      initial_end_pending_(start.send_initial_events),
+      initial_version_(start.initial_version),
+      last_write_(absl::Now()) {
+  metrics_->WatchersOpen(resource_name_).Increment();
+}
+
+void WatchStream::Begin() {
+  registry_->Add(this);
+  Pump();
+}
+
+void WatchStream::Pump() {
+  absl::MutexLock lock(&mu_);
+  PumpLocked();
+}
+
+void WatchStream::PumpLocked() {
+  if (finished_ || write_in_flight_) return;
+  if (initial_sent_ < initial_.size()) {
+    const cache::Object& object = *initial_[initial_sent_];
+    ++initial_sent_;
+    Write(WatchEventBuffer(cache::EventType::kAdded, object, object.resource_version_number(),
+                           false));
+    if (initial_sent_ == initial_.size()) {
+      initial_.clear();
+      initial_.shrink_to_fit();
+      initial_sent_ = 0;
+    }
+    return;
+  }
+  if (initial_end_pending_) {
+    initial_end_pending_ = false;
+    sent_version_ = initial_version_;
+    Write(BookmarkBuffer(initial_version_, /*initial_events_end=*/true));
+    return;
+  }
+  cache::Event event;
+  uint64_t version = 0;
+  while (true) {
+    switch (informer_->Read(position_, &event, &version, wake_handle_)) {
+      case informer::Informer::ReadResult::kTooOld:
+        FinishLocked(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                                  absl::StrCat("watcher fell behind the event history; resume "
+                                               "from resource_version ",
+                                               sent_version_, " or relist")),
+                     "fell_behind");
+        return;
+      case informer::Informer::ReadResult::kCaughtUp:
+        if (options_.allow_bookmarks && version > sent_version_ &&
+            absl::Now() - last_write_ >= options_.bookmark_interval) {
+          sent_version_ = version;
+          Write(BookmarkBuffer(version, false));
+        }
+        return;
+      case informer::Informer::ReadResult::kEvent:
+        break;
+    }
+    ++position_;
+    std::optional<cache::EventType> type = filter_.TypeFor(event);
+    if (!type.has_value()) continue;
+    // A watcher that stops matching sees the object as it last matched.
+    const cache::Object& object =
+        *type == cache::EventType::kDeleted && event.type == cache::EventType::kModified
+            ? *event.previous
+            : *event.object;
+    sent_version_ = event.resume_version;
+    metrics_->ObserveDispatchLatency(absl::ToDoubleSeconds(absl::Now() - event.time));
+    dispatched_.Increment();
+    Write(WatchEventBuffer(*type, object, event.resume_version, event.final_state_unknown));
+    return;
+  }
+}
+
+void WatchStream::Write(grpc::ByteBuffer buffer) {
+  write_in_flight_ = true;
+  last_write_ = absl::Now();
+  // gRPC reads the buffer until OnWriteDone.
+  in_flight_buffer_ = std::move(buffer);
+  StartWrite(&in_flight_buffer_);
+}
+
+void WatchStream::OnWriteDone(bool ok) {
+  absl::MutexLock lock(&mu_);
+  write_in_flight_ = false;
+  if (!ok) {
+    FinishLocked(grpc::Status(grpc::StatusCode::CANCELLED, "stream broken"), "client");
+    return;
+  }
+  PumpLocked();
+}
+
+void WatchStream::OnCancel() {
+  absl::MutexLock lock(&mu_);
+  FinishLocked(grpc::Status::CANCELLED, "client");
+}
+
+void WatchStream::End(const grpc::Status& status, const std::string& reason) {
+  absl::MutexLock lock(&mu_);
+  FinishLocked(status, reason);
+}
+
+void WatchStream::FinishLocked(const grpc::Status& status, const std::string& reason) {
+  if (finished_) return;
+  finished_ = true;
+  metrics_->WatcherTerminated(resource_name_, reason);
+  Finish(status);
+}
+
+void WatchStream::OnDone() {
+  wake_handle_->Detach();
+  registry_->Remove(this);
+  metrics_->WatchersOpen(resource_name_).Decrement();
+  delete this;
+}
+
+void WatchRegistry::Add(WatchStream* stream) {
+  grpc::Status status;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!ended_) {
+      streams_.push_back(stream);
+      return;
+    }
+    status = end_status_;
+  }
+  stream->End(status, "shutdown");
+}
+
+void WatchRegistry::Remove(WatchStream* stream) {
+  absl::MutexLock lock(&mu_);
+  streams_.erase(std::remove(streams_.begin(), streams_.end(), stream), streams_.end());
+}
+
+void WatchRegistry::EndAll(const grpc::Status& status) {
+  absl::MutexLock lock(&mu_);
+  ended_ = true;
+  end_status_ = status;
+  // End does not call back into the registry (Remove runs from OnDone, on a
+  // gRPC thread, after Finish completes), so holding the lock is safe.
+  for (WatchStream* stream : streams_) stream->End(status, "shutdown");
+}
+
+size_t WatchRegistry::size() const {
+  absl::MutexLock lock(&mu_);
+  return streams_.size();
+}
+
+}  // namespace informerd::service

@@ -1,0 +1,126 @@
+// WatchStream: one Watch RPC, a callback-API write reactor that pulls events
+// from its Informer's history.
+//
+// The stream owns a position in the history, not a queue. Each time a write
+// completes it reads on from its position, skipping events its filter does
+// not see; when caught up it registers with the Informer and is woken by the
+// dispatcher. A stream that falls so far behind that its position is evicted
+// from the history ends with RESOURCE_EXHAUSTED: it held no memory while it
+// lagged, and it never slowed anyone else. No thread is held per stream.
+//
+// Thread safety: gRPC callbacks, Wake (dispatcher) and Shutdown may run
+// concurrently; all state is guarded by one mutex. The object deletes itself
+// in OnDone.
+#ifndef INFORMERD_SERVER_SERVICE_WATCH_STREAM_H_
+#define INFORMERD_SERVER_SERVICE_WATCH_STREAM_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "server/cache/filter.h"
+#include "server/informer/informer.h"
+#include "server/metrics/metrics.h"
+
+namespace informerd::service {
+
+class WatchRegistry;
+
+struct WatchStreamOptions {
+  bool allow_bookmarks = false;
+  absl::Duration bookmark_interval = absl::Minutes(1);
+};
+
+// Where a stream starts: its history position, and for send_initial_events
+// the objects to send first and the version they were read at.
+struct WatchStart {
+  uint64_t position = 0;
+  bool send_initial_events = false;
+  std::vector<cache::ObjectPtr> initial_objects;
+  uint64_t initial_version = 0;
+};
+
+class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+ public:
+  // `informer`, `metrics` and `registry` must outlive the stream.
+  WatchStream(informer::Informer* informer, std::string resource_name,
+              cache::Filter filter, WatchStreamOptions options, WatchStart start,
+              metrics::Metrics* metrics, WatchRegistry* registry);
+
+  // Begins writing. Call once, right after construction.
+  void Begin();
+
+  // Ends the stream with `status` (used at server shutdown).
+  void End(const grpc::Status& status, const std::string& reason);
+
+  void OnWriteDone(bool ok) override;
+  void OnCancel() override;
+  void OnDone() override;
+
+ private:
+  // Registered with the Informer while caught up; forwards Wake to the stream
+  // while it is alive.
+  class WakeHandle : public informer::Waiter {
+   public:
+    explicit WakeHandle(WatchStream* stream) : stream_(stream) {}
+    void Wake() override;
+    void Detach();
+
+   private:
+    absl::Mutex mu_;
+    WatchStream* stream_ ABSL_GUARDED_BY(mu_);
+  };
+
+  void Pump();
+  void PumpLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Write(grpc::ByteBuffer buffer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void FinishLocked(const grpc::Status& status, const std::string& reason)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  informer::Informer* const informer_;
+  const std::string resource_name_;
+  const cache::Filter filter_;
+  const WatchStreamOptions options_;
+  metrics::Metrics* const metrics_;
+  WatchRegistry* const registry_;
+  prometheus::Counter& dispatched_;
+  std::shared_ptr<WakeHandle> wake_handle_;
+
+  absl::Mutex mu_;
+  uint64_t position_ ABSL_GUARDED_BY(mu_);
+  std::vector<cache::ObjectPtr> initial_ ABSL_GUARDED_BY(mu_);
+  size_t initial_sent_ ABSL_GUARDED_BY(mu_) = 0;
+  bool initial_end_pending_ ABSL_GUARDED_BY(mu_);
+  uint64_t initial_version_ ABSL_GUARDED_BY(mu_);
+  // The last version sent (event or bookmark): the client's resume point.
+  uint64_t sent_version_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Time last_write_ ABSL_GUARDED_BY(mu_);
+  bool write_in_flight_ ABSL_GUARDED_BY(mu_) = false;
+  grpc::ByteBuffer in_flight_buffer_ ABSL_GUARDED_BY(mu_);
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+// The open streams, so shutdown can end them all with UNAVAILABLE.
+class WatchRegistry {
+ public:
+  void Add(WatchStream* stream);
+  void Remove(WatchStream* stream);
+  // Ends every open stream; later Adds are ended at once.
+  void EndAll(const grpc::Status& status);
+  size_t size() const;
+
+ private:
+  mutable absl::Mutex mu_;
+  std::vector<WatchStream*> streams_ ABSL_GUARDED_BY(mu_);
+  bool ended_ ABSL_GUARDED_BY(mu_) = false;
+  grpc::Status end_status_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace informerd::service
+
+#endif  // INFORMERD_SERVER_SERVICE_WATCH_STREAM_H_

@@ -1,0 +1,42 @@
+// Hand-framed protobuf responses that reuse each object's serialized bytes.
+//
+// Every cached Object carries its informerd.v1.Object message already
+// serialized (Object::wire). These functions frame WatchEvent, ListResponse
+// and GetResponse messages around those bytes as multi-slice ByteBuffers, so
+// a delivery only writes a few header bytes and references the object: one
+// serialization per object, shared by every watcher (KEP-1152's idea).
+//
+// Thread safety: pure functions.
+#ifndef INFORMERD_SERVER_SERVICE_WIRE_FORMAT_H_
+#define INFORMERD_SERVER_SERVICE_WIRE_FORMAT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <grpcpp/support/byte_buffer.h>
+
+#include "informerd/v1/informerd.pb.h"
+#include "server/cache/event.h"
+
+namespace informerd::service {
+
+// A WatchEvent of `type` carrying `object`.
+grpc::ByteBuffer WatchEventBuffer(cache::EventType type, const cache::Object& object,
+                                  uint64_t resource_version, bool final_state_unknown);
+
+// A BOOKMARK WatchEvent at `resource_version`.
+grpc::ByteBuffer BookmarkBuffer(uint64_t resource_version, bool initial_events_end);
+
+grpc::ByteBuffer ListResponseBuffer(const std::vector<cache::ObjectPtr>& items,
+                                    uint64_t resource_version,
+                                    const std::string& continue_token);
+
+grpc::ByteBuffer GetResponseBuffer(const cache::Object& object, uint64_t resource_version);
+
+// Any message as a one-slice buffer (for small, rare messages).
+grpc::ByteBuffer MessageBuffer(const google::protobuf::MessageLite& message);
+
+}  // namespace informerd::service
+
+#endif  // INFORMERD_SERVER_SERVICE_WIRE_FORMAT_H_
