@@ -1,0 +1,62 @@
+#include "server/admin/admin_server.h"
+
+#include <httplib.h>
+#include <prometheus/text_serializer.h>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "server/admin/resource_collector.h"
+
+namespace informerd::admin {
+
+AdminServer::AdminServer(const service::ResourceRegistry* registry, metrics::Metrics* metrics)
+    : registry_(registry), metrics_(metrics), server_(std::make_unique<httplib::Server>()) {}
+
+AdminServer::~AdminServer() { Stop(); }
+
+absl::Status AdminServer::Start(const std::string& address) {
+  size_t colon = address.rfind(':');
+  int port = 0;
+  if (colon == std::string::npos || !absl::SimpleAtoi(address.substr(colon + 1), &port) ||
+      port < 0 || port > 65535) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--http-address: \"", address, "\" is not HOST:PORT"));
+  }
+  std::string host = address.substr(0, colon);
+  server_->Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
+    response.set_content("ok\n", "text/plain");
+  });
+  server_->Get("/readyz", [this](const httplib::Request&, httplib::Response& response) {
+    std::vector<std::string> syncing;
+    for (const auto& served : registry_->all()) {
+      if (!served->informer->synced()) syncing.push_back(served->DisplayName());
+    }
+    if (syncing.empty()) {
+      response.set_content("ok\n", "text/plain");
+    } else {
+      response.status = 503;
+      response.set_content(absl::StrCat("syncing: ", absl::StrJoin(syncing, ", "), "\n"),
+                           "text/plain");
+    }
+  });
+  server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
+    std::vector<prometheus::MetricFamily> families = metrics_->registry().Collect();
+    std::vector<prometheus::MetricFamily> resources = CollectResourceMetrics(*registry_);
+    families.insert(families.end(), resources.begin(), resources.end());
+    response.set_content(prometheus::TextSerializer().Serialize(families),
+                         "text/plain; version=0.0.4");
+  });
+  if (!server_->bind_to_port(host.c_str(), port)) {
+    return absl::UnavailableError(absl::StrCat("--http-address: cannot listen on ", address));
+  }
+  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  return absl::OkStatus();
+}
+
+void AdminServer::Stop() {
+  server_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace informerd::admin

@@ -1,0 +1,44 @@
+// AdminServer: the HTTP endpoints operators and kubelets probe.
+//   /healthz  200 while the process serves at all
+//   /readyz   200 once every configured resource is synced, else 503 naming
+//             the resources still syncing
+//   /metrics  Prometheus text format
+//
+// Thread safety: Start/Stop from one thread; handlers run on httplib's pool.
+#ifndef INFORMERD_SERVER_ADMIN_ADMIN_SERVER_H_
+#define INFORMERD_SERVER_ADMIN_ADMIN_SERVER_H_
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "server/metrics/metrics.h"
+#include "server/service/served_resource.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace informerd::admin {
+
+class AdminServer {
+ public:
+  // `registry` and `metrics` must outlive the server.
+  AdminServer(const service::ResourceRegistry* registry, metrics::Metrics* metrics);
+  ~AdminServer();
+
+  // Binds `address` ("host:port") and serves in a background thread.
+  absl::Status Start(const std::string& address);
+  void Stop();
+
+ private:
+  const service::ResourceRegistry* const registry_;
+  metrics::Metrics* const metrics_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+};
+
+}  // namespace informerd::admin
+
+#endif  // INFORMERD_SERVER_ADMIN_ADMIN_SERVER_H_

@@ -1,0 +1,77 @@
+#include "server/admin/resource_collector.h"
+
+#include <string>
+
+namespace informerd::admin {
+namespace {
+
+class FamilyBuilder {
+ public:
+  FamilyBuilder(std::vector<prometheus::MetricFamily>* out, std::string name,
+                std::string help, prometheus::MetricType type)
+      : family_(&out->emplace_back()) {
+    family_->name = std::move(name);
+    family_->help = std::move(help);
+    family_->type = type;
+  }
+
+  void Add(const std::string& resource, double value) {
+    prometheus::ClientMetric& metric = family_->metric.emplace_back();
+    metric.label.push_back({"resource", resource});
+    if (family_->type == prometheus::MetricType::Counter) {
+      metric.counter.value = value;
+    } else {
+      metric.gauge.value = value;
+    }
+  }
+
+ private:
+  prometheus::MetricFamily* family_;
+};
+
+}  // namespace
+
+std::vector<prometheus::MetricFamily> CollectResourceMetrics(
+    const service::ResourceRegistry& registry) {
+  using prometheus::MetricType;
+  std::vector<prometheus::MetricFamily> families;
+  families.reserve(16);
+  FamilyBuilder synced(&families, "informerd_resource_synced", "1 once the first list is cached.", MetricType::Gauge);
+  FamilyBuilder objects(&families, "informerd_cached_objects", "Objects in the cache.", MetricType::Gauge);
+  FamilyBuilder bytes(&families, "informerd_cached_bytes", "Approximate bytes held by cached objects.", MetricType::Gauge);
+  FamilyBuilder history(&families, "informerd_history_events", "Events in the watch history.", MetricType::Gauge);
+  FamilyBuilder received(&families, "informerd_events_received_total", "Watch events received from the API server.", MetricType::Counter);
+  FamilyBuilder rejected(&families, "informerd_events_rejected_total", "Objects rejected as malformed or out of order.", MetricType::Counter);
+  FamilyBuilder relist_events(&families, "informerd_relist_events_total", "Events synthesized from relist diffs.", MetricType::Counter);
+  FamilyBuilder lists(&families, "informerd_upstream_lists_total", "Full upstream LISTs completed.", MetricType::Counter);
+  FamilyBuilder watches(&families, "informerd_upstream_watches_total", "Upstream WATCH requests made.", MetricType::Counter);
+  FamilyBuilder relists(&families, "informerd_upstream_relists_total", "LISTs forced by an expired watch.", MetricType::Counter);
+  FamilyBuilder expired(&families, "informerd_upstream_expired_total", "410 Expired answers from the API server.", MetricType::Counter);
+  FamilyBuilder transport(&families, "informerd_upstream_transport_errors_total", "Connection failures to the API server.", MetricType::Counter);
+  FamilyBuilder http(&families, "informerd_upstream_http_errors_total", "Error statuses from the API server.", MetricType::Counter);
+  FamilyBuilder throttled(&families, "informerd_upstream_throttled_total", "429 answers from the API server.", MetricType::Counter);
+  FamilyBuilder decode(&families, "informerd_upstream_decode_errors_total", "Malformed responses from the API server.", MetricType::Counter);
+  for (const auto& served : registry.all()) {
+    const std::string name = served->DisplayName();
+    informer::InformerStats stats = served->informer->stats();
+    synced.Add(name, stats.synced ? 1 : 0);
+    objects.Add(name, static_cast<double>(stats.objects));
+    bytes.Add(name, static_cast<double>(stats.object_bytes));
+    history.Add(name, static_cast<double>(stats.history_events));
+    received.Add(name, static_cast<double>(stats.events_received));
+    rejected.Add(name, static_cast<double>(stats.events_rejected));
+    relist_events.Add(name, static_cast<double>(stats.relist_events));
+    const kube::ReflectorStats& upstream = served->reflector->stats();
+    lists.Add(name, static_cast<double>(upstream.lists.load()));
+    watches.Add(name, static_cast<double>(upstream.watches.load()));
+    relists.Add(name, static_cast<double>(upstream.relists.load()));
+    expired.Add(name, static_cast<double>(upstream.expired_410.load()));
+    transport.Add(name, static_cast<double>(upstream.transport_errors.load()));
+    http.Add(name, static_cast<double>(upstream.http_errors.load()));
+    throttled.Add(name, static_cast<double>(upstream.throttled.load()));
+    decode.Add(name, static_cast<double>(upstream.decode_errors.load()));
+  }
+  return families;
+}
+
+}  // namespace informerd::admin

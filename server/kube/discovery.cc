@@ -1,0 +1,186 @@
+#include "server/kube/discovery.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "rapidjson/document.h"
+#include "server/kube/api_status.h"
+#include "server/kube/url_query.h"
+
+namespace informerd::kube {
+namespace {
+
+// "deployments.v1.apps", kubectl's fully qualified spelling.
+std::string QualifiedName(std::string_view group, std::string_view version,
+                          std::string_view resource) {
+  std::string name(resource);
+  if (!version.empty()) name.append(".").append(version);
+  if (!group.empty()) name.append(".").append(group);
+  return name;
+}
+
+absl::Status NotServed(std::string_view group, std::string_view version,
+                       std::string_view resource) {
+  return absl::NotFoundError(
+      absl::StrCat("resource ", QualifiedName(group, version, resource),
+                   " not served by the API server"));
+}
+
+std::string_view StringMember(const rapidjson::Value& object,
+                              const char* name) {
+  if (!object.IsObject()) return "";
+  auto it = object.FindMember(name);
+  if (it == object.MemberEnd() || !it->value.IsString()) return "";
+  return std::string_view(it->value.GetString(), it->value.GetStringLength());
+}
+
+const rapidjson::Value* ArrayMember(const rapidjson::Value& object,
+                                    const char* name) {
+  if (!object.IsObject()) return nullptr;
+  auto it = object.FindMember(name);
+  if (it == object.MemberEnd() || !it->value.IsArray()) return nullptr;
+  return &it->value;
+}
+
+// GETs a discovery document. A 404 yields `not_found`.
+absl::StatusOr<rapidjson::Document> GetDocument(RestClient& client,
+                                                const std::string& path,
+                                                const absl::Status& not_found) {
+  absl::StatusOr<HttpResponse> response = client.Get(path);
+  if (!response.ok()) return response.status();
+  if (response->status == 404) return not_found;
+  if (response->status != 200) {
+    return ToStatus(ApiStatusFromResponse(response->status, response->body),
+                    absl::StrCat("discovery GET ", path));
+  }
+  rapidjson::Document document;
+  document.Parse(response->body.data(), response->body.size());
+  if (document.HasParseError() || !document.IsObject()) {
+    return absl::DataLossError(
+        absl::StrCat("discovery GET ", path, ": response is not a JSON object"));
+  }
+  return document;
+}
+
+// The version to use for `group`: `version` if the group serves it, else
+// the preferred one when `version` is empty.
+absl::StatusOr<std::string> ResolveVersion(RestClient& client,
+                                           std::string_view group,
+                                           std::string_view version,
+                                           std::string_view resource) {
+  const absl::Status not_served = NotServed(group, version, resource);
+  if (group.empty()) {
+    absl::StatusOr<rapidjson::Document> api =
+        GetDocument(client, "/api", not_served);
+    if (!api.ok()) return api.status();
+    const rapidjson::Value* versions = ArrayMember(*api, "versions");
+    if (versions == nullptr) {
+      return absl::DataLossError("discovery GET /api: no versions list");
+    }
+    for (const rapidjson::Value& served : versions->GetArray()) {
+      if (!served.IsString()) continue;
+      const std::string_view name(served.GetString(),
+                                  served.GetStringLength());
+      if (version.empty() || name == version) return std::string(name);
+    }
+    return not_served;
+  }
+  absl::StatusOr<rapidjson::Document> apis =
+      GetDocument(client, "/apis", not_served);
+  if (!apis.ok()) return apis.status();
+  const rapidjson::Value* groups = ArrayMember(*apis, "groups");
+  if (groups == nullptr) {
+    return absl::DataLossError("discovery GET /apis: no groups list");
+  }
+  for (const rapidjson::Value& entry : groups->GetArray()) {
+    if (StringMember(entry, "name") != group) continue;
+    if (version.empty()) {
+      auto preferred = entry.FindMember("preferredVersion");
+      if (preferred != entry.MemberEnd()) {
+        const std::string_view name =
+            StringMember(preferred->value, "version");
+        if (!name.empty()) return std::string(name);
+      }
+    }
+    const rapidjson::Value* versions = ArrayMember(entry, "versions");
+    if (versions == nullptr) return not_served;
+    for (const rapidjson::Value& served : versions->GetArray()) {
+      const std::string_view name = StringMember(served, "version");
+      if (!name.empty() && (version.empty() || name == version)) {
+        return std::string(name);
+      }
+    }
+    return not_served;
+  }
+  return not_served;
+}
+
+bool HasVerb(const ResourceInfo& info, std::string_view verb) {
+  return std::find(info.verbs.begin(), info.verbs.end(), verb) !=
+         info.verbs.end();
+}
+
+}  // namespace
+
+absl::StatusOr<ResourceInfo> Discover(RestClient& client,
+                                      std::string_view group,
+                                      std::string_view version,
+                                      std::string_view resource) {
+  absl::StatusOr<std::string> resolved =
+      ResolveVersion(client, group, version, resource);
+  if (!resolved.ok()) return resolved.status();
+
+  const std::string path =
+      group.empty() ? absl::StrCat("/api/", *resolved)
+                    : absl::StrCat("/apis/", std::string(group), "/", *resolved);
+  const absl::Status not_served = NotServed(group, *resolved, resource);
+  absl::StatusOr<rapidjson::Document> list =
+      GetDocument(client, path, not_served);
+  if (!list.ok()) return list.status();
+  const rapidjson::Value* resources = ArrayMember(*list, "resources");
+  if (resources == nullptr) {
+    return absl::DataLossError(
+        absl::StrCat("discovery GET ", path, ": no resources list"));
+  }
+  for (const rapidjson::Value& entry : resources->GetArray()) {
+    if (StringMember(entry, "name") != resource) continue;
+    ResourceInfo info;
+    info.group = std::string(group);
+    info.version = *resolved;
+    info.resource = std::string(resource);
+    info.kind = std::string(StringMember(entry, "kind"));
+    auto namespaced = entry.FindMember("namespaced");
+    info.namespaced = namespaced != entry.MemberEnd() &&
+                      namespaced->value.IsBool() &&
+                      namespaced->value.GetBool();
+    if (const rapidjson::Value* verbs = ArrayMember(entry, "verbs")) {
+      for (const rapidjson::Value& verb : verbs->GetArray()) {
+        if (verb.IsString()) info.verbs.emplace_back(verb.GetString());
+      }
+    }
+    if (!HasVerb(info, "list") || !HasVerb(info, "watch")) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "resource ", QualifiedName(group, *resolved, resource),
+          " cannot be listed and watched (verbs: ",
+          absl::StrJoin(info.verbs, ", "), ")"));
+    }
+    return info;
+  }
+  return not_served;
+}
+
+std::string CollectionPath(const ResourceInfo& info,
+                           std::string_view namespace_) {
+  std::string path = info.group.empty()
+                         ? absl::StrCat("/api/", info.version)
+                         : absl::StrCat("/apis/", info.group, "/",
+                                        info.version);
+  if (info.namespaced && !namespace_.empty()) {
+    absl::StrAppend(&path, "/namespaces/", EscapeQueryValue(namespace_));
+  }
+  absl::StrAppend(&path, "/", info.resource);
+  return path;
+}
+
+}  // namespace informerd::kube

@@ -1,0 +1,145 @@
+#include "server/kube/discovery.h"
+
+#include <memory>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/kube/fake_api_server.h"
+
+namespace informerd::kube {
+namespace {
+
+using ::testing::ElementsAre;
+
+void Serve(FakeApiServer& server, const std::string& path,
+           const std::string& json) {
+  server.Handle(path, [json](const httplib::Request&,
+                             httplib::Response& response) {
+    response.status = 200;
+    response.set_content(json, "application/json");
+  });
+}
+
+class DiscoveryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Serve(server_, "/api", R"({"kind":"APIVersions","versions":["v1"]})");
+    Serve(server_, "/api/v1", R"({"kind":"APIResourceList",
+      "groupVersion":"v1","resources":[
+      {"name":"pods","namespaced":true,"kind":"Pod",
+       "verbs":["create","delete","get","list","watch"]},
+      {"name":"pods/log","namespaced":true,"kind":"Pod","verbs":["get"]},
+      {"name":"nodes","namespaced":false,"kind":"Node",
+       "verbs":["get","list","watch"]},
+      {"name":"bindings","namespaced":true,"kind":"Binding",
+       "verbs":["create"]}]})");
+    Serve(server_, "/apis", R"({"kind":"APIGroupList","groups":[
+      {"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],
+       "preferredVersion":{"groupVersion":"apps/v1","version":"v1"}},
+      {"name":"example.com","versions":[
+         {"groupVersion":"example.com/v2","version":"v2"},
+         {"groupVersion":"example.com/v1","version":"v1"}],
+       "preferredVersion":{"groupVersion":"example.com/v2","version":"v2"}}]})");
+    Serve(server_, "/apis/apps/v1", R"({"resources":[
+      {"name":"deployments","namespaced":true,"kind":"Deployment",
+       "verbs":["list","watch","get"]}]})");
+    Serve(server_, "/apis/example.com/v1", R"({"resources":[
+      {"name":"widgets","namespaced":false,"kind":"Widget",
+       "verbs":["list","watch"]}]})");
+    Serve(server_, "/apis/example.com/v2", R"({"resources":[
+      {"name":"widgets","namespaced":true,"kind":"Widget",
+       "verbs":["list","watch"]}]})");
+    absl::StatusOr<std::unique_ptr<RestClient>> client =
+        RestClient::Create(server_.config());
+    ASSERT_TRUE(client.ok());
+    client_ = *std::move(client);
+  }
+
+  FakeApiServer server_;
+  std::unique_ptr<RestClient> client_;
+};
+
+TEST_F(DiscoveryTest, FindsACoreResource) {
+  absl::StatusOr<ResourceInfo> info = Discover(*client_, "", "", "pods");
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->group, "");
+  EXPECT_EQ(info->version, "v1");
+  EXPECT_EQ(info->kind, "Pod");
+  EXPECT_TRUE(info->namespaced);
+  EXPECT_THAT(info->verbs,
+              ElementsAre("create", "delete", "get", "list", "watch"));
+  EXPECT_EQ(CollectionPath(*info, ""), "/api/v1/pods");
+  EXPECT_EQ(CollectionPath(*info, "kube-system"),
+            "/api/v1/namespaces/kube-system/pods");
+}
+
+TEST_F(DiscoveryTest, ClusterScopedIgnoresTheNamespace) {
+  absl::StatusOr<ResourceInfo> info = Discover(*client_, "", "v1", "nodes");
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_FALSE(info->namespaced);
+  EXPECT_EQ(CollectionPath(*info, "default"), "/api/v1/nodes");
+}
+
+TEST_F(DiscoveryTest, UsesThePreferredVersionOfAGroup) {
+  absl::StatusOr<ResourceInfo> info =
+      Discover(*client_, "example.com", "", "widgets");
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->version, "v2");
+  EXPECT_TRUE(info->namespaced);
+  EXPECT_EQ(CollectionPath(*info, "ns"),
+            "/apis/example.com/v2/namespaces/ns/widgets");
+}
+
+TEST_F(DiscoveryTest, UsesAnExplicitVersion) {
+  absl::StatusOr<ResourceInfo> info =
+      Discover(*client_, "example.com", "v1", "widgets");
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->version, "v1");
+  EXPECT_FALSE(info->namespaced);
+  EXPECT_EQ(CollectionPath(*info, ""), "/apis/example.com/v1/widgets");
+  EXPECT_EQ(Discover(*client_, "apps", "", "deployments")->kind, "Deployment");
+}
+
+TEST_F(DiscoveryTest, UnknownResourcesAreNotFound) {
+  absl::StatusOr<ResourceInfo> info = Discover(*client_, "apps", "", "pods");
+  EXPECT_EQ(info.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(info.status().message(),
+            "resource pods.v1.apps not served by the API server");
+  EXPECT_EQ(Discover(*client_, "nope.io", "", "x").status().message(),
+            "resource x.nope.io not served by the API server");
+  EXPECT_EQ(Discover(*client_, "apps", "v9", "deployments").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(Discover(*client_, "", "v2", "pods").status().code(),
+            absl::StatusCode::kNotFound);
+  // A subresource is not a collection.
+  EXPECT_EQ(Discover(*client_, "", "", "pods/log").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(DiscoveryTest, ResourcesThatCannotBeWatchedAreRejected) {
+  absl::StatusOr<ResourceInfo> info = Discover(*client_, "", "", "bindings");
+  EXPECT_EQ(info.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(info.status().message(),
+            "resource bindings.v1 cannot be listed and watched "
+            "(verbs: create)");
+}
+
+TEST_F(DiscoveryTest, ServerErrorsAndGarbageAreReported) {
+  server_.Handle("/apis", [](const httplib::Request&,
+                             httplib::Response& response) {
+    response.status = 503;
+    response.set_content("overloaded", "text/plain");
+  });
+  EXPECT_EQ(Discover(*client_, "apps", "", "deployments").status().code(),
+            absl::StatusCode::kUnavailable);
+  Serve(server_, "/apis", "[1,2");
+  EXPECT_EQ(Discover(*client_, "apps", "", "deployments").status().code(),
+            absl::StatusCode::kDataLoss);
+  Serve(server_, "/apis", R"({"groups":7})");
+  EXPECT_EQ(Discover(*client_, "apps", "", "deployments").status().code(),
+            absl::StatusCode::kDataLoss);
+}
+
+}  // namespace
+}  // namespace informerd::kube

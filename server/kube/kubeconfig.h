@@ -1,0 +1,41 @@
+// Where the API server is and how to authenticate to it: from a kubeconfig
+// file (as kubectl reads it) or from a pod's service account.
+#ifndef INFORMERD_SERVER_KUBE_KUBECONFIG_H_
+#define INFORMERD_SERVER_KUBE_KUBECONFIG_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace informerd::kube {
+
+struct ClusterConfig {
+  std::string server;           // "https://host:port" (or http:// for tests)
+  std::string ca_pem;           // trusted CAs; empty = system defaults
+  std::string client_cert_pem;  // client certificate chain, with the key
+  std::string client_key_pem;
+  std::string token;            // bearer token
+  std::string token_file;       // bearer token re-read when it changes
+  bool insecure_skip_tls_verify = false;
+};
+
+// Reads the kubeconfig at `path` and resolves `context` (empty = the file's
+// current-context). Relative file references resolve against the file's
+// directory. Errors name the file and the field, e.g.
+//   kubeconfig /x/config: users[0].user.client-key-data: invalid base64
+// Exec and auth-provider credentials are not supported and are reported.
+absl::StatusOr<ClusterConfig> LoadKubeconfig(const std::string& path,
+                                             std::string_view context = "");
+
+inline constexpr char kServiceAccountDir[] =
+    "/var/run/secrets/kubernetes.io/serviceaccount";
+
+// The configuration of a pod: the API server from KUBERNETES_SERVICE_HOST
+// and KUBERNETES_SERVICE_PORT, the CA and token from `service_account_dir`.
+absl::StatusOr<ClusterConfig> LoadInClusterConfig(
+    const std::string& service_account_dir = kServiceAccountDir);
+
+}  // namespace informerd::kube
+
+#endif  // INFORMERD_SERVER_KUBE_KUBECONFIG_H_

@@ -1,0 +1,370 @@
+#include "server/kube/reflector.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/random/random.h"
+#include "absl/time/clock.h"
+#include "absl/strings/str_cat.h"
+#include "server/kube/api_status.h"
+#include "server/kube/log.h"
+#include "server/kube/url_query.h"
+
+namespace informerd::kube {
+namespace {
+
+// A watch that ends this quickly without a single event is treated as a
+// failure, so a server that closes watches at once is not hammered.
+constexpr absl::Duration kMinHealthyWatch = absl::Seconds(1);
+
+const rapidjson::Value* ObjectMember(const rapidjson::Value& object,
+                                     const char* name) {
+  if (!object.IsObject()) return nullptr;
+  auto it = object.FindMember(name);
+  if (it == object.MemberEnd() || !it->value.IsObject()) return nullptr;
+  return &it->value;
+}
+
+std::string_view StringMember(const rapidjson::Value* object,
+                              const char* name) {
+  if (object == nullptr || !object->IsObject()) return "";
+  auto it = object->FindMember(name);
+  if (it == object->MemberEnd() || !it->value.IsString()) return "";
+  return std::string_view(it->value.GetString(), it->value.GetStringLength());
+}
+
+std::string_view ObjectName(const rapidjson::Value& object) {
+  return StringMember(ObjectMember(object, "metadata"), "name");
+}
+
+std::string_view ObjectResourceVersion(const rapidjson::Value& object) {
+  return StringMember(ObjectMember(object, "metadata"), "resourceVersion");
+}
+
+std::string ResourceLabel(const ResourceInfo& info) {
+  return info.group.empty() ? info.resource
+                            : absl::StrCat(info.resource, ".", info.group);
+}
+
+}  // namespace
+
+Reflector::Reflector(RestClient* client, ResourceInfo resource,
+                     ReflectorOptions options, ListWatchSink* sink)
+    : client_(client),
+      resource_(std::move(resource)),
+      options_(std::move(options)),
+      sink_(sink),
+      backoff_(options_.backoff) {}
+
+Reflector::~Reflector() { Stop(); }
+
+void Reflector::Start() {
+  thread_ = std::thread([this] { Run(); });
+}
+
+void Reflector::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  canceller_.Cancel();
+  if (thread_.joinable()) thread_.join();
+}
+
+bool Reflector::stopping() const {
+  absl::MutexLock lock(&mu_);
+  return stopping_;
+}
+
+void Reflector::Run() {
+  bool need_list = true;
+  while (!stopping()) {
+    Failure failure;
+    if (need_list) {
+      if (!ListAll(&failure)) {
+        if (!WaitBeforeRetry(failure)) return;
+        continue;
+      }
+      need_list = false;
+    }
+    switch (WatchOnce(&failure)) {
+      case WatchEnd::kRewatch:
+        break;
+      case WatchEnd::kRelist:
+        stats_.relists.fetch_add(1);
+        need_list = true;
+        break;
+      case WatchEnd::kFailed:
+        if (!WaitBeforeRetry(failure)) return;
+        break;
+    }
+  }
+}
+
+std::string Reflector::Url(std::string_view extra_query) const {
+  std::string url = CollectionPath(resource_, options_.namespace_name);
+  url.push_back('?');
+  url.append(extra_query);
+  if (!options_.label_selector.empty()) {
+    AppendQueryParam(&url, "labelSelector", options_.label_selector);
+  }
+  if (!options_.field_selector.empty()) {
+    AppendQueryParam(&url, "fieldSelector", options_.field_selector);
+  }
+  return url;
+}
+
+Reflector::Failure Reflector::HttpFailure(int http_status,
+                                          absl::Duration retry_after,
+                                          std::string_view body,
+                                          std::string_view what) {
+  if (http_status == 429) {
+    stats_.throttled.fetch_add(1);
+  } else {
+    stats_.http_errors.fetch_add(1);
+  }
+  return Failure{ToStatus(ApiStatusFromResponse(http_status, body), what),
+                 retry_after};
+}
+
+bool Reflector::ListAll(Failure* failure) {
+  const std::string what = absl::StrCat("list ", ResourceLabel(resource_));
+  std::string continue_token;
+  std::string body;
+  while (true) {
+    // No resourceVersion: a consistent read, which paging requires.
+    std::string url = Url(absl::StrCat("limit=", options_.page_size));
+    if (!continue_token.empty()) {
+      AppendQueryParam(&url, "continue", continue_token);
+    }
+    body.clear();
+    absl::StatusOr<HttpResponse> response = client_->Stream(
+        url,
+        [&](std::string_view chunk) {
+          body.append(chunk);
+          return true;
+        },
+        &canceller_);
+    if (!response.ok()) {
+      if (!stopping()) stats_.transport_errors.fetch_add(1);
+      *failure = Failure{response.status(), absl::ZeroDuration()};
+      return false;
+    }
+    if (response->status != 200) {
+      const ApiStatus api =
+          ApiStatusFromResponse(response->status, response->body);
+      if (!continue_token.empty() && IsExpired(api)) {
+        // The snapshot behind the continue token was compacted away.
+        stats_.expired_410.fetch_add(1);
+        stats_.list_restarts.fetch_add(1);
+        LogWarning(absl::StrCat(what, ": continue token expired (",
+                                api.message, "); listing again"));
+        continue_token.clear();
+        continue;
+      }
+      *failure = HttpFailure(response->status, response->retry_after,
+                             response->body, what);
+      return false;
+    }
+    stats_.list_pages.fetch_add(1);
+
+    rapidjson::Document page;
+    page.Parse(body.data(), body.size());
+    // RapidJSON asserts on member access to a non-object: check first.
+    const bool is_object = !page.HasParseError() && page.IsObject();
+    const rapidjson::Value* metadata =
+        is_object ? ObjectMember(page, "metadata") : nullptr;
+    rapidjson::Value* items = nullptr;
+    if (is_object) {
+      auto member = page.FindMember("items");
+      if (member != page.MemberEnd()) items = &member->value;
+    }
+    const std::string_view resource_version =
+        StringMember(metadata, "resourceVersion");
+    if (items == nullptr || !(items->IsArray() || items->IsNull()) ||
+        resource_version.empty()) {
+      stats_.decode_errors.fetch_add(1);
+      *failure = Failure{
+          absl::DataLossError(absl::StrCat(
+              what, ": page is not a list with items and "
+                    "metadata.resourceVersion")),
+          absl::ZeroDuration()};
+      return false;
+    }
+
+    if (continue_token.empty()) sink_->OnListStart();
+    if (items->IsArray()) {
+      for (rapidjson::Value& item : items->GetArray()) {
+        if (ObjectName(item).empty()) {
+          stats_.rejected_objects.fetch_add(1);
+          LogWarning(absl::StrCat(what, ": skipping an item without "
+                                        "metadata.name"));
+          continue;
+        }
+        sink_->OnListItem(item);
+      }
+    }
+    continue_token = std::string(StringMember(metadata, "continue"));
+    if (continue_token.empty()) {
+      last_resource_version_ = std::string(resource_version);
+      stats_.lists.fetch_add(1);
+      sink_->OnListEnd(last_resource_version_);
+      synced_.store(true, std::memory_order_release);
+      return true;
+    }
+  }
+}
+
+absl::Status Reflector::HandleWatchFrame(std::string_view frame,
+                                         absl::Status* server_error,
+                                         bool* expired) {
+  const std::string what = absl::StrCat("watch ", ResourceLabel(resource_));
+  rapidjson::Document event;
+  event.Parse(frame.data(), frame.size());
+  if (event.HasParseError() || !event.IsObject()) {
+    return absl::DataLossError(
+        absl::StrCat(what, ": watch frame is not a JSON object"));
+  }
+  const std::string_view type = StringMember(&event, "type");
+  auto object = event.FindMember("object");
+  if (type.empty() || object == event.MemberEnd() ||
+      !object->value.IsObject()) {
+    return absl::DataLossError(
+        absl::StrCat(what, ": watch frame lacks type or object"));
+  }
+
+  if (type == "ERROR") {
+    const ApiStatus api = ApiStatusFromJson(object->value);
+    *expired = IsExpired(api);
+    *server_error = ToStatus(api, what);
+    // Ends the stream: the server sends nothing useful after an ERROR.
+    return *server_error;
+  }
+
+  const std::string_view resource_version =
+      ObjectResourceVersion(object->value);
+  if (type == "BOOKMARK") {
+    if (resource_version.empty()) {
+      stats_.rejected_objects.fetch_add(1);
+      LogWarning(absl::StrCat(what, ": skipping a bookmark without "
+                                    "metadata.resourceVersion"));
+      return absl::OkStatus();
+    }
+    last_resource_version_ = std::string(resource_version);
+    stats_.bookmarks.fetch_add(1);
+    sink_->OnBookmark(last_resource_version_);
+    return absl::OkStatus();
+  }
+
+  WatchEventType event_type;
+  if (type == "ADDED") {
+    event_type = WatchEventType::kAdded;
+  } else if (type == "MODIFIED") {
+    event_type = WatchEventType::kModified;
+  } else if (type == "DELETED") {
+    event_type = WatchEventType::kDeleted;
+  } else {
+    LogWarning(absl::StrCat(what, ": skipping an event of unknown type \"",
+                            std::string(type), "\""));
+    return absl::OkStatus();
+  }
+  if (!resource_version.empty()) {
+    last_resource_version_ = std::string(resource_version);
+  }
+  if (ObjectName(object->value).empty()) {
+    stats_.rejected_objects.fetch_add(1);
+    LogWarning(absl::StrCat(what, ": skipping an event object without "
+                                  "metadata.name"));
+    return absl::OkStatus();
+  }
+  stats_.events.fetch_add(1);
+  sink_->OnWatchEvent(event_type, object->value);
+  return absl::OkStatus();
+}
+
+Reflector::WatchEnd Reflector::WatchOnce(Failure* failure) {
+  const std::string what = absl::StrCat("watch ", ResourceLabel(resource_));
+  const int64_t min_seconds = absl::ToInt64Seconds(options_.min_watch_timeout);
+  const int64_t max_seconds = std::max(
+      min_seconds, absl::ToInt64Seconds(options_.max_watch_timeout));
+  const int64_t timeout_seconds =
+      absl::Uniform<int64_t>(absl::IntervalClosedClosed, bit_gen_,
+                             min_seconds, max_seconds);
+  std::string url = Url("watch=1");
+  AppendQueryParam(&url, "resourceVersion", last_resource_version_);
+  AppendQueryParam(&url, "allowWatchBookmarks", "true");
+  AppendQueryParam(&url, "timeoutSeconds", absl::StrCat(timeout_seconds));
+  stats_.watches.fetch_add(1);
+
+  WatchDecoder decoder(options_.max_frame_bytes);
+  absl::Status frame_status;
+  absl::Status server_error;
+  bool expired = false;
+  uint64_t frames = 0;
+  const absl::Time start = absl::Now();
+  absl::StatusOr<HttpResponse> response = client_->Stream(
+      url,
+      [&](std::string_view chunk) {
+        frame_status = decoder.Feed(chunk, [&](std::string_view frame) {
+          ++frames;
+          return HandleWatchFrame(frame, &server_error, &expired);
+        });
+        return frame_status.ok();
+      },
+      &canceller_);
+
+  if (!response.ok()) {
+    if (!stopping()) stats_.transport_errors.fetch_add(1);
+    *failure = Failure{response.status(), absl::ZeroDuration()};
+    return WatchEnd::kFailed;
+  }
+  if (response->status != 200) {
+    if (IsExpired(ApiStatusFromResponse(response->status, response->body))) {
+      stats_.expired_410.fetch_add(1);
+      return WatchEnd::kRelist;
+    }
+    *failure = HttpFailure(response->status, response->retry_after,
+                           response->body, what);
+    return WatchEnd::kFailed;
+  }
+  if (!server_error.ok()) {
+    if (expired) {
+      stats_.expired_410.fetch_add(1);
+      return WatchEnd::kRelist;
+    }
+    stats_.http_errors.fetch_add(1);
+    *failure = Failure{server_error, absl::ZeroDuration()};
+    return WatchEnd::kFailed;
+  }
+  if (!frame_status.ok() || decoder.has_partial_frame()) {
+    stats_.decode_errors.fetch_add(1);
+    *failure = Failure{
+        frame_status.ok()
+            ? absl::DataLossError(absl::StrCat(
+                  what, ": stream ended inside a frame (truncated JSON)"))
+            : frame_status,
+        absl::ZeroDuration()};
+    return WatchEnd::kFailed;
+  }
+  if (frames == 0 && absl::Now() - start < kMinHealthyWatch) {
+    stats_.transport_errors.fetch_add(1);
+    *failure = Failure{absl::UnavailableError(absl::StrCat(
+                           what, ": closed at once without any event")),
+                       absl::ZeroDuration()};
+    return WatchEnd::kFailed;
+  }
+  return WatchEnd::kRewatch;
+}
+
+bool Reflector::WaitBeforeRetry(const Failure& failure) {
+  if (stopping()) return false;
+  const absl::Duration delay =
+      std::max(backoff_.NextDelay(), failure.retry_after);
+  LogWarning(absl::StrCat(failure.status.ToString(), "; retrying in ",
+                          absl::FormatDuration(delay)));
+  absl::MutexLock lock(&mu_);
+  mu_.AwaitWithTimeout(absl::Condition(&stopping_), delay);
+  return !stopping_;
+}
+
+}  // namespace informerd::kube

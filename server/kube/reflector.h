@@ -1,0 +1,135 @@
+// Reflector: keeps a ListWatchSink in step with one resource on the API
+// server, the way client-go's Reflector feeds an informer.
+//
+// It lists the resource page by page, then watches from the list's
+// resourceVersion, re-watching from the last version seen whenever a watch
+// ends or breaks, and lists again only when the server says that version is
+// too old (410). Failures are retried with backoff (see backoff.h), honouring
+// Retry-After. Bad data from the server is logged and dropped: the sink only
+// ever sees objects with metadata.name.
+//
+// Start() and Stop() may be called from any thread; the sink is called only
+// from the Reflector's own thread. stats() and synced() are thread-safe.
+#ifndef INFORMERD_SERVER_KUBE_REFLECTOR_H_
+#define INFORMERD_SERVER_KUBE_REFLECTOR_H_
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/random/random.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "rapidjson/document.h"
+#include "server/kube/backoff.h"
+#include "server/kube/discovery.h"
+#include "server/kube/list_watch_sink.h"
+#include "server/kube/rest_client.h"
+#include "server/kube/watch_decoder.h"
+
+namespace informerd::kube {
+
+struct ReflectorOptions {
+  std::string namespace_name;  // empty = all namespaces
+  std::string label_selector;  // passed upstream as labelSelector
+  std::string field_selector;  // passed upstream as fieldSelector
+  int page_size = 500;
+  // Each watch asks the server to end it after a random time in this range,
+  // so many informers do not reconnect in lockstep.
+  absl::Duration min_watch_timeout = absl::Minutes(5);
+  absl::Duration max_watch_timeout = absl::Minutes(10);
+  BackoffPolicy backoff;
+  size_t max_frame_bytes = WatchDecoder::kDefaultMaxFrameBytes;
+};
+
+// Counters for observability; each is monotonically increasing.
+struct ReflectorStats {
+  std::atomic<uint64_t> lists{0};          // full lists completed
+  std::atomic<uint64_t> list_pages{0};     // pages received
+  std::atomic<uint64_t> list_restarts{0};  // lists restarted (continue 410)
+  std::atomic<uint64_t> watches{0};        // watch requests made
+  std::atomic<uint64_t> relists{0};        // lists forced by an expired watch
+  std::atomic<uint64_t> expired_410{0};    // "too old" answers, list or watch
+  std::atomic<uint64_t> events{0};         // watch events delivered
+  std::atomic<uint64_t> bookmarks{0};      // bookmarks delivered
+  // Errors by kind; each one is followed by a backoff.
+  std::atomic<uint64_t> transport_errors{0};  // connect/read failures
+  std::atomic<uint64_t> http_errors{0};       // non-2xx other than 410, 429
+  std::atomic<uint64_t> throttled{0};         // 429 Too Many Requests
+  std::atomic<uint64_t> decode_errors{0};     // malformed or truncated JSON
+  std::atomic<uint64_t> rejected_objects{0};  // objects without metadata
+};
+
+class Reflector {
+ public:
+  // REQUIRES: `client` and `sink` outlive the Reflector.
+  Reflector(RestClient* client, ResourceInfo resource,
+            ReflectorOptions options, ListWatchSink* sink);
+  // Stops the loop if it is running.
+  ~Reflector();
+
+  Reflector(const Reflector&) = delete;
+  Reflector& operator=(const Reflector&) = delete;
+
+  // Starts the list-and-watch thread. REQUIRES: called at most once.
+  void Start();
+
+  // Interrupts any request or backoff, waits for the thread to exit.
+  // No sink call happens after Stop returns. Idempotent.
+  void Stop();
+
+  // True once the first list has reached the sink.
+  bool synced() const { return synced_.load(std::memory_order_acquire); }
+
+  const ReflectorStats& stats() const { return stats_; }
+
+ private:
+  // How a watch ended; decides what the loop does next.
+  enum class WatchEnd { kRewatch, kRelist, kFailed };
+
+  struct Failure {
+    absl::Status status;
+    absl::Duration retry_after;  // the server's minimum wait, if it said
+  };
+
+  void Run();
+  // Lists every page and hands the result to the sink; on success the
+  // watch resumes from last_resource_version_.
+  bool ListAll(Failure* failure);
+  // One watch request, consumed until it ends.
+  WatchEnd WatchOnce(Failure* failure);
+  absl::Status HandleWatchFrame(std::string_view frame,
+                                absl::Status* server_error, bool* expired);
+  // Classifies a non-2xx answer, counting it.
+  Failure HttpFailure(int http_status, absl::Duration retry_after,
+                      std::string_view body, std::string_view what);
+  // Sleeps for the backoff (at least `retry_after`); false if stopping.
+  bool WaitBeforeRetry(const Failure& failure);
+  std::string Url(std::string_view extra_query) const;
+  bool stopping() const;
+
+  RestClient* const client_;
+  const ResourceInfo resource_;
+  const ReflectorOptions options_;
+  ListWatchSink* const sink_;
+
+  ReflectorStats stats_;
+  std::atomic<bool> synced_{false};
+  Backoff backoff_;
+  // Touched only by the loop thread.
+  std::string last_resource_version_;
+  absl::BitGen bit_gen_;
+
+  StreamCanceller canceller_;
+  mutable absl::Mutex mu_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+}  // namespace informerd::kube
+
+#endif  // INFORMERD_SERVER_KUBE_REFLECTOR_H_

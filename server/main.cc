@@ -1,0 +1,236 @@
+// informerd: one shared Kubernetes informer cache, served over gRPC.
+//
+// Start-up: configuration (flags, optional YAML file), the API server
+// client, then per resource discovery, an Informer and its Reflector; then
+// the gRPC server (Cache service, health, reflection) and the admin HTTP
+// server. SIGTERM or SIGINT drain: health turns NOT_SERVING, Watch streams
+// end with UNAVAILABLE so clients resume elsewhere, the servers stop.
+#include <csignal>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <thread>
+#include <algorithm>
+#include <vector>
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "server/admin/admin_server.h"
+#include "server/config/config.h"
+#include "server/kube/kubeconfig.h"
+#include "server/kube/rest_client.h"
+#include "server/log/log.h"
+#include "server/metrics/metrics.h"
+#include "server/service/cache_service.h"
+#include "server/service/served_resource.h"
+
+ABSL_FLAG(std::string, kubeconfig, "",
+          "kubeconfig file; empty: $KUBECONFIG, else the in-cluster service account");
+ABSL_FLAG(std::string, context, "", "kubeconfig context; empty: current-context");
+ABSL_FLAG(std::string, config, "", "YAML configuration file (see docs/CONFIGURATION.md)");
+ABSL_FLAG(std::string, resources, "",
+          "resources to serve with default settings, e.g. configmaps,pods,deployments.apps");
+ABSL_FLAG(std::string, grpc_address, "0.0.0.0:50051", "gRPC listen address");
+ABSL_FLAG(std::string, http_address, "0.0.0.0:8080",
+          "HTTP listen address for /healthz, /readyz and /metrics");
+ABSL_FLAG(std::string, log_level, "info", "debug, info, warning or error");
+ABSL_FLAG(bool, log_json, false, "log JSON lines");
+
+namespace informerd {
+namespace {
+
+constexpr std::string_view kComponent = "main";
+
+[[noreturn]] void Fatal(const std::string& message) {
+  log::Error(kComponent, message);
+  std::exit(1);
+}
+
+absl::StatusOr<kube::ClusterConfig> LoadClusterConfig() {
+  std::string path = absl::GetFlag(FLAGS_kubeconfig);
+  if (path.empty()) {
+    if (const char* env = std::getenv("KUBECONFIG"); env != nullptr) path = env;
+  }
+  if (!path.empty()) return kube::LoadKubeconfig(path, absl::GetFlag(FLAGS_context));
+  return kube::LoadInClusterConfig();
+}
+
+config::Config LoadConfig() {
+  config::Config config;
+  if (std::string path = absl::GetFlag(FLAGS_config); !path.empty()) {
+    absl::StatusOr<config::Config> loaded = config::LoadConfigFile(path);
+    if (!loaded.ok()) Fatal(std::string(loaded.status().message()));
+    config = *std::move(loaded);
+  }
+  absl::StatusOr<std::vector<config::ResourceConfig>> extra =
+      config::ParseResourceList(absl::GetFlag(FLAGS_resources));
+  if (!extra.ok()) Fatal(std::string(extra.status().message()));
+  for (config::ResourceConfig& resource : *extra) config.resources.push_back(std::move(resource));
+  if (config.resources.empty()) {
+    Fatal("nothing to serve: name resources with --resources=configmaps,pods or in --config");
+  }
+  return config;
+}
+
+// Discovery retries while the API server is unreachable (it may start after
+// informerd); a resource it does not serve is fatal.
+kube::ResourceInfo DiscoverOrDie(kube::RestClient& client, const config::ResourceConfig& wanted) {
+  std::string name = wanted.group.empty() ? wanted.resource
+                                          : absl::StrCat(wanted.resource, ".", wanted.group);
+  absl::Duration delay = absl::Milliseconds(500);
+  absl::Time deadline = absl::Now() + absl::Minutes(2);
+  while (true) {
+    absl::StatusOr<kube::ResourceInfo> info =
+        kube::Discover(client, wanted.group, wanted.version, wanted.resource);
+    if (info.ok()) return *std::move(info);
+    bool transient = info.status().code() == absl::StatusCode::kUnavailable ||
+                     info.status().code() == absl::StatusCode::kDeadlineExceeded;
+    if (!transient || absl::Now() > deadline) {
+      Fatal(absl::StrCat("resource ", name, ": ", info.status().message()));
+    }
+    log::Warning(kComponent, absl::StrCat("discovery of ", name, " failed, retrying: ",
+                                          info.status().message()));
+    absl::SleepFor(delay);
+    delay = std::min(delay * 2, absl::Seconds(10));
+  }
+}
+
+std::unique_ptr<service::ServedResource> StartResource(kube::RestClient& client,
+                                                       const config::Config& config,
+                                                       const config::ResourceConfig& wanted) {
+  auto served = std::make_unique<service::ServedResource>();
+  served->info = DiscoverOrDie(client, wanted);
+  served->schema.strip_managed_fields = wanted.strip_managed_fields;
+  served->schema.drop_fields = wanted.drop_fields;
+  served->schema.field_indexes = wanted.field_indexes;
+  cache::NormalizeSchema(&served->schema);
+  informer::InformerOptions options;
+  options.schema = served->schema;
+  options.history = config.history;
+  served->informer = std::make_unique<informer::Informer>(std::move(options));
+  kube::ReflectorOptions reflector_options;
+  reflector_options.namespace_name = wanted.namespace_;
+  reflector_options.label_selector = wanted.label_selector;
+  reflector_options.field_selector = wanted.field_selector;
+  served->reflector = std::make_unique<kube::Reflector>(&client, served->info, reflector_options,
+                                                        served->informer.get());
+  served->reflector->Start();
+  log::Info(kComponent, absl::StrCat("serving ", served->DisplayName(), " (", served->info.kind,
+                                     ", ", served->info.version, ")"));
+  return served;
+}
+
+int Run() {
+  config::Config config = LoadConfig();
+  absl::StatusOr<kube::ClusterConfig> cluster = LoadClusterConfig();
+  if (!cluster.ok()) Fatal(std::string(cluster.status().message()));
+  absl::StatusOr<std::unique_ptr<kube::RestClient>> client = kube::RestClient::Create(*cluster);
+  if (!client.ok()) Fatal(std::string(client.status().message()));
+
+  service::ResourceRegistry registry;
+  for (const config::ResourceConfig& wanted : config.resources) {
+    registry.Add(StartResource(**client, config, wanted));
+  }
+
+  metrics::Metrics metrics;
+  service::CacheServiceOptions service_options;
+  service_options.version_wait = config.read_wait;
+  service_options.bookmark_interval = config.bookmark_interval;
+  service_options.max_page_bytes = config.max_page_bytes;
+  service::CacheService cache_service(&registry, &metrics, service_options);
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  std::string grpc_address = absl::GetFlag(FLAGS_grpc_address);
+  int bound_port = 0;
+  builder.AddListeningPort(grpc_address, grpc::InsecureServerCredentials(), &bound_port);
+  builder.RegisterService(&cache_service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || bound_port == 0) Fatal(absl::StrCat("--grpc-address: cannot listen on ", grpc_address));
+  log::Warning(kComponent, absl::StrCat("gRPC on ", grpc_address,
+                                        " in plaintext, without authentication"));
+  grpc::HealthCheckServiceInterface* health = server->GetHealthCheckService();
+  health->SetServingStatus(false);
+
+  admin::AdminServer admin(&registry, &metrics);
+  if (absl::Status status = admin.Start(absl::GetFlag(FLAGS_http_address)); !status.ok()) {
+    Fatal(std::string(status.message()));
+  }
+  log::Info(kComponent, absl::StrCat("HTTP on ", absl::GetFlag(FLAGS_http_address)));
+
+  absl::Notification stopping;
+  std::thread readiness([&] {
+    while (!stopping.WaitForNotificationWithTimeout(absl::Milliseconds(100))) {
+      if (registry.AllSynced()) {
+        health->SetServingStatus(true);
+        log::Info(kComponent, "all resources synced; serving");
+        return;
+      }
+    }
+  });
+
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  log::Info(kComponent, absl::StrCat("signal ", signal_number, ": draining"));
+  stopping.Notify();
+  readiness.join();
+  health->SetServingStatus(false);
+  cache_service.EndWatches();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  admin.Stop();
+  (*client)->CancelStreams();
+  for (const auto& served : registry.all()) served->reflector->Stop();
+  log::Info(kComponent, "stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace informerd
+
+int main(int argc, char** argv) {
+  // Every thread inherits the mask, so only sigwait in Run sees these.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  absl::SetProgramUsageMessage(
+      "informerd --kubeconfig FILE --resources=configmaps,pods [--config FILE]");
+  // Flags are spelled with dashes (--grpc-address) as Kubernetes tools spell
+  // them; Abseil's flag names use underscores.
+  std::vector<std::string> normalized(argv, argv + argc);
+  for (std::string& arg : normalized) {
+    if (arg.rfind("--", 0) != 0) continue;
+    size_t end = std::min(arg.find('='), arg.size());
+    for (size_t i = 2; i < end; ++i) {
+      if (arg[i] == '-') arg[i] = '_';
+    }
+  }
+  std::vector<char*> args;
+  for (std::string& arg : normalized) args.push_back(arg.data());
+  absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+  absl::StatusOr<informerd::log::Level> level =
+      informerd::log::ParseLevel(absl::GetFlag(FLAGS_log_level));
+  if (!level.ok()) {
+    informerd::log::Error("main", absl::StrCat("--log-level: ", level.status().message()));
+    return 2;
+  }
+  informerd::log::SetLevel(*level);
+  informerd::log::SetJson(absl::GetFlag(FLAGS_log_json));
+  return informerd::Run();
+}
