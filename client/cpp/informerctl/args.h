@@ -1,0 +1,58 @@
+// The informerctl command line: parsed by hand because its flags depend on
+// the subcommand. Flags may appear before or after the subcommand, as
+// "--flag value", "--flag=value", "-n value", "-nvalue" or "-n=value".
+
+#ifndef INFORMERD_CLIENT_CPP_INFORMERCTL_ARGS_H_
+#define INFORMERD_CLIENT_CPP_INFORMERCTL_ARGS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "client/cpp/connection.h"
+#include "client/cpp/resource_ref.h"
+
+namespace informerd {
+namespace informerctl {
+
+enum class Command { kResources, kGet, kWatch, kHealth };
+
+enum class OutputFormat { kTable, kJson, kName };
+
+struct CommandLine {
+  // True for --help / -h: print the usage and do nothing else.
+  bool help = false;
+  Command command = Command::kResources;
+  client::ConnectionOptions connection;
+  // get and watch: the RESOURCE argument, as typed and as parsed.
+  std::string resource_arg;
+  client::ResourceRef resource;
+  // get: the optional NAME argument.
+  std::string name;
+  // -n; empty when not given.
+  std::string namespace_name;
+  bool all_namespaces = false;
+  std::string label_selector;
+  std::string field_selector;
+  // watch only.
+  std::string resource_version;
+  bool initial_events = false;
+  bool bookmarks = false;
+  // Defaults: table for get, json for watch.
+  OutputFormat output = OutputFormat::kTable;
+};
+
+// Used when --server is not given.
+extern const char kDefaultServer[];
+
+extern const char kUsage[];
+
+// args excludes the program name. INVALID_ARGUMENT, naming the flag or
+// argument at fault, for anything that is not a valid command line.
+absl::StatusOr<CommandLine> ParseCommandLine(
+    const std::vector<std::string>& args);
+
+}  // namespace informerctl
+}  // namespace informerd
+
+#endif  // INFORMERD_CLIENT_CPP_INFORMERCTL_ARGS_H_

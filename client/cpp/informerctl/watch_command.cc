@@ -1,0 +1,78 @@
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "client/cpp/informerctl/commands.h"
+#include "client/cpp/informerctl/errors.h"
+#include "client/cpp/informerctl/interrupt.h"
+#include "client/cpp/informerctl/resource_lookup.h"
+#include "client/cpp/informerctl/watch_format.h"
+
+namespace informerd {
+namespace informerctl {
+
+namespace {
+
+// Each line is flushed so a consumer reading a pipe sees events as they
+// happen.
+void PrintLine(const std::string& line) {
+  std::fwrite(line.data(), 1, line.size(), stdout);
+  std::fputc('\n', stdout);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int RunWatch(const CommandLine& line) {
+  InterruptWatcher interrupts;
+  // Until the stream is open there is nothing to end cleanly.
+  interrupts.SetOnInterrupt([] { std::_Exit(kExitOk); });
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+      client::Connect(line.connection);
+  if (!channel.ok()) return ReportError(channel.status());
+  std::unique_ptr<informerd::v1::Cache::Stub> stub =
+      informerd::v1::Cache::NewStub(*channel);
+  absl::StatusOr<informerd::v1::ResourceStatus> resource = LookUpResource(
+      stub.get(), line.connection, line.resource_arg, line.resource);
+  if (!resource.ok()) return ReportError(resource.status());
+
+  informerd::v1::WatchRequest request;
+  *request.mutable_resource() = resource->resource();
+  request.set_namespace_(RequestNamespace(line, resource->namespaced()));
+  request.set_label_selector(line.label_selector);
+  request.set_field_selector(line.field_selector);
+  request.set_resource_version(line.resource_version);
+  request.set_send_initial_events(line.initial_events);
+  request.set_allow_bookmarks(line.bookmarks);
+
+  WatchLineOptions options;
+  options.show_bookmarks = line.bookmarks;
+  options.api_version = ApiVersion(resource->resource());
+  options.kind = resource->kind();
+  options.with_namespace = resource->namespaced() && request.namespace_().empty();
+
+  grpc::ClientContext context;
+  absl::Status prepared =
+      client::PrepareContext(line.connection, &context, /*streaming=*/true);
+  if (!prepared.ok()) return ReportError(prepared);
+  interrupts.SetOnInterrupt([&context] { context.TryCancel(); });
+
+  std::unique_ptr<grpc::ClientReader<informerd::v1::WatchEvent>> reader =
+      stub->Watch(&context, request);
+  if (line.output == OutputFormat::kTable) PrintLine(WatchTableHeader(options));
+  informerd::v1::WatchEvent event;
+  while (reader->Read(&event)) {
+    std::optional<std::string> text =
+        line.output == OutputFormat::kTable ? FormatWatchEventRow(event, options)
+                                            : FormatWatchEventJson(event, options);
+    if (text.has_value()) PrintLine(*text);
+  }
+  grpc::Status status = reader->Finish();
+  interrupts.SetOnInterrupt(nullptr);
+  if (interrupts.interrupted()) return kExitOk;
+  if (!status.ok()) return ReportError(FromGrpcStatus(status));
+  return kExitOk;
+}
+
+}  // namespace informerctl
+}  // namespace informerd

@@ -1,0 +1,159 @@
+#include "client/cpp/local_cache.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace informerd {
+namespace client {
+namespace {
+
+informerd::v1::Object MakeObject(
+    const std::string& ns, const std::string& name, const std::string& version,
+    std::vector<std::pair<std::string, std::string>> labels = {}) {
+  informerd::v1::Object object;
+  object.set_namespace_(ns);
+  object.set_name(name);
+  object.set_resource_version(version);
+  for (auto& [key, value] : labels) (*object.mutable_labels())[key] = value;
+  return object;
+}
+
+std::vector<std::string> Names(const std::vector<CachedObjectPtr>& objects) {
+  std::vector<std::string> names;
+  for (const CachedObjectPtr& object : objects) {
+    names.push_back(ObjectKey(object->object.namespace_(), object->object.name()));
+  }
+  return names;
+}
+
+TEST(LocalCacheTest, UpsertGetRemove) {
+  LocalCache cache;
+  EXPECT_EQ(cache.Upsert(MakeObject("a", "x", "1")), nullptr);
+  CachedObjectPtr previous = cache.Upsert(MakeObject("a", "x", "2"));
+  ASSERT_NE(previous, nullptr);
+  EXPECT_EQ(previous->object.resource_version(), "1");
+  ASSERT_NE(cache.Get("a", "x"), nullptr);
+  EXPECT_EQ(cache.Get("a", "x")->object.resource_version(), "2");
+  EXPECT_EQ(cache.Get("b", "x"), nullptr);
+  EXPECT_EQ(cache.Size(), 1u);
+
+  CachedObjectPtr removed = cache.Remove("a", "x");
+  ASSERT_NE(removed, nullptr);
+  EXPECT_EQ(removed->object.resource_version(), "2");
+  EXPECT_EQ(cache.Remove("a", "x"), nullptr);
+  EXPECT_EQ(cache.Size(), 0u);
+}
+
+TEST(LocalCacheTest, ClusterScopedKeyIsName) {
+  EXPECT_EQ(ObjectKey("", "node-1"), "node-1");
+  EXPECT_EQ(ObjectKey("ns", "pod"), "ns/pod");
+}
+
+TEST(LocalCacheTest, ListMatchesEqualityLabelSelectors) {
+  LocalCache cache;
+  cache.Upsert(MakeObject("a", "web", "1", {{"app", "web"}, {"tier", "front"}}));
+  cache.Upsert(MakeObject("a", "db", "1", {{"app", "db"}}));
+  cache.Upsert(MakeObject("b", "bare", "1"));
+
+  auto names = [&](const char* selector) {
+    absl::StatusOr<std::vector<CachedObjectPtr>> listed = cache.List(selector);
+    EXPECT_TRUE(listed.ok()) << selector << ": " << listed.status();
+    return listed.ok() ? Names(*listed) : std::vector<std::string>{};
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(names(""), (V{"a/db", "a/web", "b/bare"}));
+  EXPECT_EQ(names("app=web"), (V{"a/web"}));
+  EXPECT_EQ(names("app==db"), (V{"a/db"}));
+  EXPECT_EQ(names("app!=web"), (V{"a/db", "b/bare"}));
+  EXPECT_EQ(names("app"), (V{"a/db", "a/web"}));
+  EXPECT_EQ(names("!app"), (V{"b/bare"}));
+  EXPECT_EQ(names("app=web, tier=front"), (V{"a/web"}));
+  EXPECT_EQ(names("app=web,tier!=front"), V{});
+}
+
+TEST(LocalCacheTest, ListRejectsBadSelectorsWithPosition) {
+  LocalCache cache;
+  struct Case {
+    const char* selector;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"a=b,", "label_selector: missing label key at 4"},
+      {"=b", "label_selector: missing label key at 0"},
+      {"a=b,env in (x)", "label_selector: set-based requirements (in, notin) "
+                         "are not supported client-side at 4"},
+      {"a=b=c", "label_selector: invalid character '=' in label value at 0"},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<std::vector<CachedObjectPtr>> listed = cache.List(c.selector);
+    ASSERT_FALSE(listed.ok()) << c.selector;
+    EXPECT_EQ(listed.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(listed.status().message(), c.message);
+  }
+}
+
+TEST(LocalCacheTest, NamespaceIndexFollowsUpdatesAndRemovals) {
+  LocalCache cache;
+  cache.Upsert(MakeObject("a", "x", "1"));
+  cache.Upsert(MakeObject("a", "y", "1"));
+  cache.Upsert(MakeObject("b", "x", "1"));
+  auto in = [&](const char* ns) {
+    absl::StatusOr<std::vector<CachedObjectPtr>> listed =
+        cache.ListByIndex(LocalCache::kNamespaceIndex, ns);
+    EXPECT_TRUE(listed.ok()) << listed.status();
+    return listed.ok() ? Names(*listed) : std::vector<std::string>{};
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(in("a"), (V{"a/x", "a/y"}));
+  cache.Remove("a", "x");
+  EXPECT_EQ(in("a"), (V{"a/y"}));
+  EXPECT_EQ(in("missing"), V{});
+}
+
+TEST(LocalCacheTest, UserIndexRefilesOnUpdateAndCoversExistingObjects) {
+  LocalCache cache;
+  cache.Upsert(MakeObject("a", "x", "1", {{"node", "n1"}}));
+  ASSERT_TRUE(cache
+                  .AddIndex("node",
+                            [](const informerd::v1::Object& object) {
+                              auto it = object.labels().find("node");
+                              if (it == object.labels().end()) {
+                                return std::vector<std::string>{};
+                              }
+                              return std::vector<std::string>{it->second};
+                            })
+                  .ok());
+  EXPECT_EQ(Names(*cache.ListByIndex("node", "n1")),
+            std::vector<std::string>{"a/x"});
+
+  cache.Upsert(MakeObject("a", "x", "2", {{"node", "n2"}}));
+  EXPECT_TRUE(cache.ListByIndex("node", "n1")->empty());
+  EXPECT_EQ(Names(*cache.ListByIndex("node", "n2")),
+            std::vector<std::string>{"a/x"});
+}
+
+TEST(LocalCacheTest, IndexErrors) {
+  LocalCache cache;
+  absl::Status duplicate = cache.AddIndex(
+      "namespace", [](const informerd::v1::Object&) {
+        return std::vector<std::string>{};
+      });
+  EXPECT_EQ(duplicate.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(cache.ListByIndex("nope", "x").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(LocalCacheTest, HeldObjectSurvivesReplacement) {
+  LocalCache cache;
+  cache.Upsert(MakeObject("a", "x", "1"));
+  CachedObjectPtr held = cache.Get("a", "x");
+  cache.Upsert(MakeObject("a", "x", "2"));
+  cache.Remove("a", "x");
+  EXPECT_EQ(held->object.resource_version(), "1");
+}
+
+}  // namespace
+}  // namespace client
+}  // namespace informerd

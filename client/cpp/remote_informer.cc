@@ -1,0 +1,227 @@
+#include "client/cpp/remote_informer.h"
+
+#include <utility>
+
+#include "client/cpp/relist_diff.h"
+
+namespace informerd {
+namespace client {
+
+namespace {
+
+using informerd::v1::WatchEvent;
+
+constexpr absl::Duration kInitialBackoff = absl::Milliseconds(200);
+constexpr absl::Duration kMaxBackoff = absl::Seconds(10);
+
+// The version an event brings the watcher to. Bookmarks carry it in both
+// places; prefer the event's own field.
+const std::string& EventVersion(const WatchEvent& event) {
+  if (!event.resource_version().empty()) return event.resource_version();
+  return event.object().resource_version();
+}
+
+bool RequiresRelist(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::OUT_OF_RANGE ||
+         status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
+}
+
+}  // namespace
+
+RemoteInformer::RemoteInformer(std::shared_ptr<grpc::Channel> channel,
+                               ConnectionOptions connection,
+                               informerd::v1::ResourceName resource,
+                               std::string watch_namespace,
+                               std::string label_selector,
+                               std::string field_selector)
+    : stub_(informerd::v1::Cache::NewStub(std::move(channel))),
+      connection_(std::move(connection)),
+      resource_(std::move(resource)),
+      watch_namespace_(std::move(watch_namespace)),
+      label_selector_(std::move(label_selector)),
+      field_selector_(std::move(field_selector)) {}
+
+RemoteInformer::~RemoteInformer() { Stop(); }
+
+void RemoteInformer::AddEventHandler(EventHandler* handler) {
+  handlers_.push_back(handler);
+}
+
+void RemoteInformer::Start() { thread_ = std::thread([this] { Run(); }); }
+
+void RemoteInformer::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+    if (active_context_ != nullptr) active_context_->TryCancel();
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+bool RemoteInformer::HasSynced() const {
+  absl::MutexLock lock(&mu_);
+  return synced_;
+}
+
+bool RemoteInformer::WaitForSync(absl::Duration timeout) const {
+  absl::MutexLock lock(&mu_);
+  return mu_.AwaitWithTimeout(absl::Condition(&synced_), timeout);
+}
+
+absl::Status RemoteInformer::LastError() const {
+  absl::MutexLock lock(&mu_);
+  return last_error_;
+}
+
+void RemoteInformer::Run() {
+  Backoff backoff(kInitialBackoff, kMaxBackoff);
+  bool relist = true;
+  std::string resume_version;
+  while (true) {
+    grpc::Status status = WatchOnce(&relist, &resume_version, &backoff);
+    // Without a resume point, a watch "from now" would miss events.
+    if (RequiresRelist(status) || resume_version.empty()) relist = true;
+    {
+      absl::MutexLock lock(&mu_);
+      if (!status.ok() && !stopping_) {
+        last_error_ =
+            absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                         status.error_message());
+      }
+    }
+    if (!SleepUnlessStopped(backoff.NextDelay())) return;
+  }
+}
+
+grpc::Status RemoteInformer::WatchOnce(bool* relist,
+                                       std::string* resume_version,
+                                       Backoff* backoff) {
+  grpc::ClientContext context;
+  absl::Status prepared =
+      PrepareContext(connection_, &context, /*streaming=*/true);
+  if (!prepared.ok()) {
+    return grpc::Status(static_cast<grpc::StatusCode>(prepared.code()),
+                        std::string(prepared.message()));
+  }
+  if (!BeginCall(&context)) return grpc::Status::CANCELLED;
+
+  informerd::v1::WatchRequest request;
+  *request.mutable_resource() = resource_;
+  request.set_namespace_(watch_namespace_);
+  request.set_label_selector(label_selector_);
+  request.set_field_selector(field_selector_);
+  request.set_allow_bookmarks(true);
+  if (*relist) {
+    request.set_send_initial_events(true);
+  } else {
+    request.set_resource_version(*resume_version);
+  }
+
+  std::unique_ptr<grpc::ClientReader<WatchEvent>> reader =
+      stub_->Watch(&context, request);
+  bool collecting_initial_events = *relist;
+  std::vector<informerd::v1::Object> initial_objects;
+  WatchEvent event;
+  while (reader->Read(&event)) {
+    backoff->Reset();
+    if (!collecting_initial_events) {
+      ApplyLiveEvent(event);
+      if (!EventVersion(event).empty()) *resume_version = EventVersion(event);
+      continue;
+    }
+    // Until initial_events_end, versions are not resume points: a stream cut
+    // here must list again. Other event types cannot occur before the end.
+    if (event.type() == WatchEvent::ADDED) {
+      initial_objects.push_back(std::move(*event.mutable_object()));
+    } else if (event.type() == WatchEvent::BOOKMARK &&
+               event.initial_events_end()) {
+      ApplyListing(std::move(initial_objects));
+      initial_objects.clear();
+      collecting_initial_events = false;
+      *relist = false;
+      *resume_version = EventVersion(event);
+      absl::MutexLock lock(&mu_);
+      synced_ = true;
+    }
+  }
+  grpc::Status status = reader->Finish();
+  EndCall();
+  return status;
+}
+
+bool RemoteInformer::BeginCall(grpc::ClientContext* context) {
+  absl::MutexLock lock(&mu_);
+  if (stopping_) return false;
+  active_context_ = context;
+  return true;
+}
+
+void RemoteInformer::EndCall() {
+  absl::MutexLock lock(&mu_);
+  active_context_ = nullptr;
+}
+
+void RemoteInformer::ApplyListing(std::vector<informerd::v1::Object> listed) {
+  for (CacheChange& change : DiffRelist(cache_.All(), std::move(listed))) {
+    switch (change.type) {
+      case CacheChange::Type::kAdd:
+        cache_.Upsert(change.new_object);
+        for (EventHandler* handler : handlers_) handler->OnAdd(change.new_object);
+        break;
+      case CacheChange::Type::kUpdate:
+        cache_.Upsert(change.new_object);
+        for (EventHandler* handler : handlers_) {
+          handler->OnUpdate(change.old_object->object, change.new_object);
+        }
+        break;
+      case CacheChange::Type::kDelete:
+        cache_.Remove(change.old_object->object.namespace_(),
+                      change.old_object->object.name());
+        for (EventHandler* handler : handlers_) {
+          handler->OnDelete(change.old_object->object,
+                            /*final_state_unknown=*/true);
+        }
+        break;
+    }
+  }
+}
+
+void RemoteInformer::ApplyLiveEvent(const WatchEvent& event) {
+  const informerd::v1::Object& object = event.object();
+  switch (event.type()) {
+    case WatchEvent::ADDED:
+    case WatchEvent::MODIFIED: {
+      // An ADDED for a known key is an update, so a resumed stream that
+      // repeats what the cache already holds changes nothing.
+      CachedObjectPtr old = cache_.Upsert(object);
+      if (old == nullptr) {
+        for (EventHandler* handler : handlers_) handler->OnAdd(object);
+      } else if (old->object.resource_version() != object.resource_version()) {
+        for (EventHandler* handler : handlers_) {
+          handler->OnUpdate(old->object, object);
+        }
+      }
+      break;
+    }
+    case WatchEvent::DELETED: {
+      // Unknown keys were never announced, so there is nothing to retract.
+      CachedObjectPtr old = cache_.Remove(object.namespace_(), object.name());
+      if (old == nullptr) break;
+      for (EventHandler* handler : handlers_) {
+        handler->OnDelete(object, event.final_state_unknown());
+      }
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+bool RemoteInformer::SleepUnlessStopped(absl::Duration delay) {
+  absl::MutexLock lock(&mu_);
+  mu_.AwaitWithTimeout(absl::Condition(&stopping_), delay);
+  return !stopping_;
+}
+
+}  // namespace client
+}  // namespace informerd

@@ -1,0 +1,121 @@
+// RemoteInformer: a client-go style informer fed by an informerd server
+// instead of the kube-apiserver. It keeps a LocalCache of one resource in
+// sync and tells EventHandlers about every change.
+//
+// Protocol. The first stream is a Watch with send_initial_events: the
+// initial ADDED events are collected until the BOOKMARK with
+// initial_events_end, reconciled against the cache (see DiffRelist), and then
+// HasSynced() becomes true. After a broken stream the informer resumes from
+// the last resource_version it saw; if the server answers OUT_OF_RANGE or
+// RESOURCE_EXHAUSTED it lists again the same way and reports only the
+// differences, with vanished objects as deletes with final_state_unknown.
+// Errors are retried after a jittered backoff (200ms doubling to 10s, reset
+// whenever an event arrives).
+//
+// Handlers run on the informer's own thread, one at a time, in stream order.
+// A slow handler slows the reading of the stream; nothing is buffered on the
+// client beyond one relist. The server bounds what a slow reader costs: it
+// cuts a watcher that falls behind its history with RESOURCE_EXHAUSTED, and
+// the informer then resynchronises by diff.
+//
+// Thread safety: Lister(), HasSynced(), WaitForSync() and LastError() may be
+// called from any thread. AddEventHandler, Start and Stop are for the owner.
+
+#ifndef INFORMERD_CLIENT_CPP_REMOTE_INFORMER_H_
+#define INFORMERD_CLIENT_CPP_REMOTE_INFORMER_H_
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <grpcpp/channel.h>
+#include <grpcpp/client_context.h>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "client/cpp/backoff.h"
+#include "client/cpp/connection.h"
+#include "client/cpp/event_handler.h"
+#include "client/cpp/local_cache.h"
+#include "informerd/v1/informerd.grpc.pb.h"
+
+namespace informerd {
+namespace client {
+
+class RemoteInformer {
+ public:
+  // watch_namespace empty: all namespaces. The selectors use the server's
+  // syntax (see ListRequest) and are evaluated by the server.
+  RemoteInformer(std::shared_ptr<grpc::Channel> channel,
+                 ConnectionOptions connection,
+                 informerd::v1::ResourceName resource,
+                 std::string watch_namespace, std::string label_selector,
+                 std::string field_selector);
+  RemoteInformer(const RemoteInformer&) = delete;
+  RemoteInformer& operator=(const RemoteInformer&) = delete;
+
+  // Stops the informer.
+  ~RemoteInformer();
+
+  // REQUIRES: Start() has not been called; handler outlives this informer.
+  void AddEventHandler(EventHandler* handler);
+
+  // Starts the informer's thread.
+  // REQUIRES: called at most once.
+  void Start();
+
+  // Cancels the stream and waits until the thread, and any handler it is
+  // running, has finished. Idempotent.
+  // REQUIRES: not called from a handler, nor concurrently with itself.
+  void Stop();
+
+  // True once the first listing is in the cache; stays true across relists.
+  bool HasSynced() const;
+
+  // Waits until HasSynced() or timeout; returns HasSynced().
+  bool WaitForSync(absl::Duration timeout) const;
+
+  // The cache, for reads. Valid as long as this informer.
+  const LocalCache& Lister() const { return cache_; }
+
+  // Why the last stream ended, if it ended with an error; OK otherwise.
+  absl::Status LastError() const;
+
+ private:
+  void Run();
+  // Runs one Watch stream until it ends. Updates *relist and
+  // *resume_version as the stream progresses.
+  grpc::Status WatchOnce(bool* relist, std::string* resume_version,
+                         Backoff* backoff);
+  // Registers the context so Stop() can cancel it; false if stopping.
+  bool BeginCall(grpc::ClientContext* context);
+  void EndCall();
+  void ApplyListing(std::vector<informerd::v1::Object> listed);
+  void ApplyLiveEvent(const informerd::v1::WatchEvent& event);
+  // False if Stop() was called before the delay ran out.
+  bool SleepUnlessStopped(absl::Duration delay);
+
+  const std::unique_ptr<informerd::v1::Cache::Stub> stub_;
+  const ConnectionOptions connection_;
+  const informerd::v1::ResourceName resource_;
+  const std::string watch_namespace_;
+  const std::string label_selector_;
+  const std::string field_selector_;
+  std::vector<EventHandler*> handlers_;
+  LocalCache cache_;
+  std::thread thread_;
+
+  mutable absl::Mutex mu_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool synced_ ABSL_GUARDED_BY(mu_) = false;
+  grpc::ClientContext* active_context_ ABSL_GUARDED_BY(mu_) = nullptr;
+  absl::Status last_error_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace client
+}  // namespace informerd
+
+#endif  // INFORMERD_CLIENT_CPP_REMOTE_INFORMER_H_

@@ -1,0 +1,372 @@
+#!/usr/bin/env bash
+# A real, local Kubernetes control plane for the demo and the integration
+# tests: one etcd and one kube-apiserver on 127.0.0.1, no nodes, no
+# controllers. Nothing schedules or runs pods; objects only live in etcd.
+#
+# Usage: hack/control-plane.sh up|down|env|status
+#   up      start etcd and kube-apiserver and wait until /readyz says ok;
+#           does nothing if they already run and are healthy
+#   down    stop exactly the processes that `up` started (pid files)
+#   env     print `export` lines to eval: eval "$(hack/control-plane.sh env)"
+#   status  say what runs
+#
+# Settings (environment):
+#   INFORMERD_CP_DIR              state directory
+#                                 (default ~/.cache/informerd/control-plane)
+#   INFORMERD_ETCD_CLIENT_PORT    default 23790
+#   INFORMERD_ETCD_PEER_PORT      default 23800
+#   INFORMERD_APISERVER_PORT      default 26443
+#   INFORMERD_CP_READY_TIMEOUT    seconds `up` waits for /readyz (default 60)
+# The ports matter only to `up`; `env` reports the ports the running control
+# plane was started with.
+#
+# Identities (bearer tokens in the --token-auth-file, one kubeconfig each):
+#   admin     group system:masters; the identity of $KUBECONFIG
+#   alice, bob, carol
+#             no groups beyond system:authenticated and no RBAC grants;
+#             tests grant them what they need with Roles and RoleBindings
+#   certuser  authenticates with a client certificate (CN=certuser,
+#             O=informerd:certusers), also without RBAC grants
+#
+# Pods: the ServiceAccount admission plugin is disabled, so pods can be
+# created without service accounts. No kubelet ever acknowledges a deletion,
+# so tests must delete pods with gracePeriodSeconds=0; otherwise they stay,
+# with deletionTimestamp set, forever.
+#
+# Namespaces: no namespace controller runs, so a deleted namespace stays
+# Terminating forever and refuses new objects. Tests should create uniquely
+# named namespaces instead of deleting and recreating one. Likewise no
+# garbage collector runs: ownerReferences never cascade.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+readonly cp_dir="${INFORMERD_CP_DIR:-$INFORMERD_CACHE/control-plane}"
+readonly pki_dir="$cp_dir/pki"
+readonly token_dir="$cp_dir/tokens"
+readonly kubeconfig_dir="$cp_dir/kubeconfig"
+readonly log_dir="$cp_dir/logs"
+readonly pid_dir="$cp_dir/pids"
+readonly env_file="$cp_dir/env.sh"
+readonly token_identities=(admin alice bob carol)
+readonly etcd_bin=/usr/bin/etcd
+
+usage() {
+  sed -n '6,11s/^# \{0,1\}//p' "$0" >&2
+  exit 2
+}
+
+# --- state files -----------------------------------------------------------
+
+# Certificates and keys are made once per state directory; a half-written
+# set (an interrupted run) is never used because it is built aside first.
+ensure_pki() {
+  [[ -f "$pki_dir/ca.crt" ]] && return 0
+  local tmp="$pki_dir.tmp"
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  local log="$log_dir/openssl.log"
+  {
+    openssl req -x509 -newkey rsa:2048 -nodes -days 3650 \
+      -subj "/CN=informerd-local-ca" -keyout "$tmp/ca.key" -out "$tmp/ca.crt"
+    sign_cert "$tmp" serving "/CN=kube-apiserver" \
+      "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,IP:10.0.0.1
+extendedKeyUsage=serverAuth"
+    sign_cert "$tmp" certuser "/O=informerd:certusers/CN=certuser" \
+      "extendedKeyUsage=clientAuth"
+    openssl genrsa -out "$tmp/service-account.key" 2048
+    openssl rsa -in "$tmp/service-account.key" -pubout \
+      -out "$tmp/service-account.pub"
+  } >"$log" 2>&1 || informerd::die "generating certificates failed; see $log"
+  chmod 600 "$tmp"/*.key
+  mv "$tmp" "$pki_dir"
+}
+
+# Usage: sign_cert DIR NAME SUBJECT EXTENSIONS
+# Writes DIR/NAME.key and DIR/NAME.crt, signed by DIR/ca.{crt,key}.
+sign_cert() {
+  local dir="$1" name="$2" subject="$3" extensions="$4"
+  openssl req -new -newkey rsa:2048 -nodes -subj "$subject" \
+    -keyout "$dir/$name.key" -out "$dir/$name.csr"
+  openssl x509 -req -in "$dir/$name.csr" -days 3650 \
+    -CA "$dir/ca.crt" -CAkey "$dir/ca.key" -set_serial "0x$(openssl rand -hex 16)" \
+    -extfile <(printf 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n%s\n' "$extensions") \
+    -out "$dir/$name.crt"
+  rm "$dir/$name.csr"
+}
+
+# Tokens are random per state directory and kept across restarts, so a
+# kubeconfig handed out earlier keeps working.
+ensure_tokens() {
+  mkdir -p "$token_dir"
+  local name
+  for name in "${token_identities[@]}"; do
+    [[ -s "$token_dir/$name.token" ]] && continue
+    (umask 077 && openssl rand -hex 24 >"$token_dir/$name.token")
+  done
+  # Format: token,user,uid,"group,group"
+  {
+    echo "$(<"$token_dir/admin.token"),admin,admin,\"system:masters\""
+    for name in alice bob carol; do
+      echo "$(<"$token_dir/$name.token"),$name,$name"
+    done
+  } >"$token_dir/tokens.csv"
+  chmod 600 "$token_dir/tokens.csv"
+}
+
+# Usage: write_kubeconfig NAME SERVER_URL USER_YAML
+write_kubeconfig() {
+  local name="$1" server="$2" user_yaml="$3"
+  mkdir -p "$kubeconfig_dir"
+  cat >"$kubeconfig_dir/$name.kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: informerd-local
+  cluster:
+    server: $server
+    certificate-authority: $pki_dir/ca.crt
+users:
+- name: $name
+  user:
+$user_yaml
+contexts:
+- name: $name
+  context:
+    cluster: informerd-local
+    user: $name
+current-context: $name
+EOF
+  chmod 600 "$kubeconfig_dir/$name.kubeconfig"
+}
+
+write_kubeconfigs() {
+  local server="$1" name
+  for name in "${token_identities[@]}"; do
+    write_kubeconfig "$name" "$server" "    token: $(<"$token_dir/$name.token")"
+  done
+  write_kubeconfig certuser "$server" "    client-certificate: $pki_dir/certuser.crt
+    client-key: $pki_dir/certuser.key"
+}
+
+# Usage: write_env_file SERVER_URL ETCD_URL
+write_env_file() {
+  local server="$1" etcd_url="$2" name upper
+  {
+    printf 'export KUBECONFIG=%q\n' "$kubeconfig_dir/admin.kubeconfig"
+    printf 'export INFORMERD_CP_DIR=%q\n' "$cp_dir"
+    printf 'export INFORMERD_APISERVER_URL=%q\n' "$server"
+    printf 'export INFORMERD_ETCD_URL=%q\n' "$etcd_url"
+    printf 'export INFORMERD_CA_FILE=%q\n' "$pki_dir/ca.crt"
+    for name in "${token_identities[@]}" certuser; do
+      upper="${name^^}"
+      printf 'export INFORMERD_%s_KUBECONFIG=%q\n' "$upper" \
+        "$kubeconfig_dir/$name.kubeconfig"
+    done
+    for name in "${token_identities[@]}"; do
+      upper="${name^^}"
+      printf 'export INFORMERD_%s_TOKEN_FILE=%q\n' "$upper" "$token_dir/$name.token"
+    done
+    printf 'export INFORMERD_CERTUSER_CERT_FILE=%q\n' "$pki_dir/certuser.crt"
+    printf 'export INFORMERD_CERTUSER_KEY_FILE=%q\n' "$pki_dir/certuser.key"
+  } >"$env_file"
+}
+
+# --- processes -------------------------------------------------------------
+
+# Usage: component_pid NAME; prints the pid if NAME runs, else fails.
+component_pid() {
+  local name="$1" pid
+  [[ -f "$pid_dir/$name.pid" ]] || return 1
+  pid="$(<"$pid_dir/$name.pid")"
+  informerd::pid_runs "$pid" "$(<"$pid_dir/$name.exe")" || return 1
+  echo "$pid"
+}
+
+# Usage: start_component NAME BINARY ARGS...
+# setsid keeps the process out of the caller's process group, so a Ctrl-C
+# in the terminal reaches the caller, which then stops it in order. The
+# background job of a non-interactive shell is no group leader, so setsid
+# execs in place and $! is the component's own pid.
+start_component() {
+  local name="$1" binary="$2"
+  shift 2
+  mkdir -p "$pid_dir" "$log_dir"
+  setsid "$binary" "$@" </dev/null >>"$log_dir/$name.log" 2>&1 &
+  local pid="$!"
+  echo "$pid" >"$pid_dir/$name.pid"
+  echo "$binary" >"$pid_dir/$name.exe"
+  # Until the exec chain (bash, setsid, binary) completes, the pid does not
+  # yet run the binary and would look dead.
+  informerd::wait_until 10 exec_finished "$pid" "$binary" || true
+}
+
+# Usage: exec_finished PID BINARY; true once PID runs BINARY or has exited.
+exec_finished() {
+  informerd::pid_runs "$1" "$2" || informerd::pid_gone "$1"
+}
+
+# Usage: stop_component NAME
+stop_component() {
+  local name="$1" pid
+  if pid="$(component_pid "$name")"; then
+    informerd::log "stopping $name (pid $pid)"
+    informerd::stop_pid "$pid" 30
+  fi
+  rm -f "$pid_dir/$name.pid" "$pid_dir/$name.exe"
+}
+
+port_in_use() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# Usage: fail_start NAME MESSAGE; shows the end of NAME's log, then exits.
+fail_start() {
+  local name="$1" message="$2"
+  informerd::log "$message; last lines of $log_dir/$name.log:"
+  tail -n 30 "$log_dir/$name.log" >&2 || true
+  stop_all
+  exit 1
+}
+
+stop_all() {
+  stop_component kube-apiserver
+  stop_component etcd
+}
+
+etcd_healthy() {
+  curl -fsS --max-time 2 "$1/health" 2>/dev/null | grep -q '"health":"true"'
+}
+
+# Usage: apiserver_ready SERVER_URL
+apiserver_ready() {
+  [[ "$(curl -sS --max-time 5 --cacert "$pki_dir/ca.crt" \
+    -H "Authorization: Bearer $(<"$token_dir/admin.token")" \
+    "$1/readyz" 2>/dev/null)" == ok ]]
+}
+
+# Usage: alive_and NAME COMMAND...; fails fast when NAME has died.
+alive_and() {
+  local name="$1"
+  shift
+  component_pid "$name" >/dev/null || fail_start "$name" "$name exited during startup"
+  "$@"
+}
+
+running_server_url() {
+  [[ -f "$env_file" ]] || return 1
+  (source "$env_file" && echo "$INFORMERD_APISERVER_URL")
+}
+
+# --- commands --------------------------------------------------------------
+
+cmd_up() {
+  local server
+  if component_pid etcd >/dev/null && component_pid kube-apiserver >/dev/null &&
+    server="$(running_server_url)" && apiserver_ready "$server"; then
+    informerd::log "already running at $server (state: $cp_dir)"
+    return 0
+  fi
+  # Whatever is left of an earlier, broken start goes first.
+  stop_all
+
+  local etcd_client_port="${INFORMERD_ETCD_CLIENT_PORT:-23790}"
+  local etcd_peer_port="${INFORMERD_ETCD_PEER_PORT:-23800}"
+  local apiserver_port="${INFORMERD_APISERVER_PORT:-26443}"
+  local timeout="${INFORMERD_CP_READY_TIMEOUT:-60}"
+  local port
+  for port in "$etcd_client_port" "$etcd_peer_port" "$apiserver_port"; do
+    port_in_use "$port" && informerd::die "port $port on 127.0.0.1 is taken" \
+      "by another process; choose other ports with INFORMERD_ETCD_CLIENT_PORT," \
+      "INFORMERD_ETCD_PEER_PORT, INFORMERD_APISERVER_PORT"
+  done
+
+  local apiserver_bin
+  apiserver_bin="$(informerd::apiserver_binary)"
+  [[ -x "$etcd_bin" ]] || informerd::die "$etcd_bin missing; install etcd-server"
+
+  mkdir -p "$cp_dir" "$log_dir"
+  ensure_pki
+  ensure_tokens
+  local etcd_url="http://127.0.0.1:$etcd_client_port"
+  local peer_url="http://127.0.0.1:$etcd_peer_port"
+  server="https://127.0.0.1:$apiserver_port"
+  write_kubeconfigs "$server"
+
+  informerd::log "starting etcd on $etcd_url (log: $log_dir/etcd.log)"
+  start_component etcd "$etcd_bin" \
+    --name informerd \
+    --data-dir "$cp_dir/etcd-data" \
+    --listen-client-urls "$etcd_url" --advertise-client-urls "$etcd_url" \
+    --listen-peer-urls "$peer_url" --initial-advertise-peer-urls "$peer_url" \
+    --initial-cluster "informerd=$peer_url" --initial-cluster-state new \
+    --logger zap --log-outputs stderr
+  informerd::wait_until 30 alive_and etcd etcd_healthy "$etcd_url" ||
+    fail_start etcd "etcd not healthy after 30s"
+
+  informerd::log "starting kube-apiserver on $server (log: $log_dir/kube-apiserver.log)"
+  # The service account flags are required by 1.20 (the TokenRequest API
+  # signs with the signing key); --api-audiences defaults to the issuer.
+  # No controller manager runs, so ServiceAccount admission would reject
+  # every pod for want of a default service account; it is disabled.
+  start_component kube-apiserver "$apiserver_bin" \
+    --etcd-servers "$etcd_url" \
+    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 \
+    --secure-port "$apiserver_port" \
+    --tls-cert-file "$pki_dir/serving.crt" \
+    --tls-private-key-file "$pki_dir/serving.key" \
+    --cert-dir "$pki_dir" \
+    --client-ca-file "$pki_dir/ca.crt" \
+    --token-auth-file "$token_dir/tokens.csv" \
+    --authorization-mode Node,RBAC \
+    --service-account-issuer https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file "$pki_dir/service-account.pub" \
+    --service-account-signing-key-file "$pki_dir/service-account.key" \
+    --disable-admission-plugins ServiceAccount \
+    --allow-privileged=true \
+    --service-cluster-ip-range 10.0.0.0/24 \
+    --enable-priority-and-fairness=false
+  informerd::wait_until "$timeout" alive_and kube-apiserver apiserver_ready "$server" ||
+    fail_start kube-apiserver "kube-apiserver not ready after ${timeout}s"
+
+  write_env_file "$server" "$etcd_url"
+  informerd::log "ready: $server (state: $cp_dir)"
+}
+
+cmd_down() {
+  stop_all
+  informerd::log "stopped (state kept in $cp_dir)"
+}
+
+cmd_env() {
+  component_pid kube-apiserver >/dev/null && [[ -f "$env_file" ]] ||
+    informerd::die "no control plane runs in $cp_dir; run: hack/control-plane.sh up"
+  cat "$env_file"
+}
+
+cmd_status() {
+  local name pid server
+  for name in etcd kube-apiserver; do
+    if pid="$(component_pid "$name")"; then
+      echo "$name: running (pid $pid, log $log_dir/$name.log)"
+    else
+      echo "$name: stopped"
+    fi
+  done
+  if component_pid kube-apiserver >/dev/null && server="$(running_server_url)"; then
+    if apiserver_ready "$server"; then
+      echo "apiserver: ready at $server"
+    else
+      echo "apiserver: not ready at $server"
+    fi
+  fi
+  echo "state: $cp_dir"
+}
+
+(($# == 1)) || usage
+case "$1" in
+  up) cmd_up ;;
+  down) cmd_down ;;
+  env) cmd_env ;;
+  status) cmd_status ;;
+  *) usage ;;
+esac

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Checks count-test-cases.py on a hand-made bazel-testlogs tree and event file.
+set -euo pipefail
+
+counter="$TEST_SRCDIR/$TEST_WORKSPACE/hack/count-test-cases.py"
+logs="$TEST_TMPDIR/testlogs"
+failures=0
+
+# Usage: target DIR [XML]; a target directory with a test.log and maybe XML.
+target() {
+  mkdir -p "$logs/$1"
+  touch "$logs/$1/test.log"
+  if (($# == 2)); then printf '%s' "$2" >"$logs/$1/test.xml"; fi
+}
+
+# Usage: expect_last_line WANT COMMAND...
+expect_last_line() {
+  local want="$1" got
+  shift
+  got="$("$@" | tail -n 1)" || true
+  if [[ "$got" != "$want" ]]; then
+    echo "FAIL: $* printed '$got', want '$want'"
+    failures=$((failures + 1))
+  fi
+}
+
+target a/pass '<testsuites><testsuite><testcase name="a"/><testcase name="b"/><testcase name="off" status="notrun"/></testsuite></testsuites>'
+target a/fail '<testsuite><testcase name="a"/><testcase name="b"><failure/></testcase><testcase name="c"><error/></testcase></testsuite>'
+target b/crash
+target b/totals '<testsuites><testsuite tests="4" failures="1" errors="0"/></testsuites>'
+target b/malformed '<testsuite'
+mkdir -p "$logs/c/sharded/shard_1_of_2" "$logs/c/sharded/shard_2_of_2"
+touch "$logs/c/sharded/shard_1_of_2/test.log" "$logs/c/sharded/shard_2_of_2/test.log"
+printf '<testsuite><testcase name="x"/></testsuite>' >"$logs/c/sharded/shard_1_of_2/test.xml"
+printf '<testsuite><testcase name="y"/></testsuite>' >"$logs/c/sharded/shard_2_of_2/test.xml"
+target d/stale '<testsuite><testcase name="old"/></testsuite>'
+
+# pass 2 + fail 1 + totals 3 + sharded 2 + stale 1 passed; fail 2 + crash 1
+# + totals 1 + malformed 1 failed.
+expect_last_line "9 passed, 5 failed" python3 "$counter" --testlogs "$logs"
+
+# With an event file only its targets count: d/stale failed to build, so
+# its old XML is ignored, and a/pass failed although its XML says otherwise.
+bep="$TEST_TMPDIR/bep.json"
+cat >"$bep" <<'JSON'
+{"id":{"targetConfigured":{"label":"//a:pass"}},"configured":{"targetKind":"sh_test rule","testSize":"MEDIUM"}}
+{"id":{"testSummary":{"label":"//a:pass"}},"testSummary":{"overallStatus":"FAILED"}}
+{"id":{"targetConfigured":{"label":"//c:sharded"}},"configured":{"targetKind":"sh_test rule","testSize":"MEDIUM"}}
+{"id":{"testSummary":{"label":"//c:sharded"}},"testSummary":{"overallStatus":"PASSED"}}
+{"id":{"targetConfigured":{"label":"//d:stale"}},"configured":{"targetKind":"sh_test rule","testSize":"MEDIUM"}}
+{"id":{"targetCompleted":{"label":"//d:stale"}},"completed":{"success":false}}
+{"id":{"targetConfigured":{"label":"//e:binary"}},"configured":{"targetKind":"cc_binary rule"}}
+JSON
+expect_last_line "4 passed, 2 failed" python3 "$counter" --testlogs "$logs" --bep "$bep"
+
+mkdir -p "$TEST_TMPDIR/junit/go"
+printf '<testsuite><testcase name="g"/></testsuite>' >"$TEST_TMPDIR/junit/go/report.xml"
+expect_last_line "1 passed, 1 failed" python3 "$counter" \
+  --junit-dir "$TEST_TMPDIR/junit" --failed-without-report "suite python"
+
+if python3 "$counter" --junit-dir "$TEST_TMPDIR/empty" >/dev/null; then
+  echo "FAIL: a run without any test case exited 0"
+  failures=$((failures + 1))
+fi
+
+((failures == 0))

@@ -1,0 +1,97 @@
+# Shared functions for the scripts in hack/. Sourcing it defines functions
+# and two paths, INFORMERD_ROOT and INFORMERD_CACHE, and does nothing else.
+
+INFORMERD_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+INFORMERD_CACHE="${INFORMERD_CACHE:-$HOME/.cache/informerd}"
+
+# Prints a message on stderr, prefixed with the calling script's name, so
+# that messages stay apart from output meant for eval or for pipes.
+informerd::log() {
+  echo "[$(basename "$0")] $*" >&2
+}
+
+informerd::die() {
+  informerd::log "error: $*"
+  exit 1
+}
+
+# Runs a command as root: directly when already root, else through sudo.
+informerd::as_root() {
+  if [[ "$(id -u)" == 0 ]]; then
+    "$@"
+  elif command -v sudo >/dev/null; then
+    sudo "$@"
+  else
+    informerd::die "need root (or sudo) to run: $*"
+  fi
+}
+
+# Installs the Debian packages listed in hack/deps.txt that are not yet
+# installed. Does nothing, quickly, when all are present.
+informerd::ensure_deps() {
+  local -a wanted missing=()
+  mapfile -t wanted < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' \
+    "$INFORMERD_ROOT/hack/deps.txt")
+  local installed
+  # dpkg-query prints only known packages; "install ok installed" excludes
+  # removed packages whose configuration files are still around.
+  installed="$(dpkg-query -W -f='${Package} ${Status}\n' "${wanted[@]}" 2>/dev/null |
+    awk '$NF == "installed" && $(NF-1) == "ok" {print $1}')"
+  local pkg
+  for pkg in "${wanted[@]}"; do
+    grep -qxF "$pkg" <<<"$installed" || missing+=("$pkg")
+  done
+  ((${#missing[@]} == 0)) && return 0
+
+  mkdir -p "$INFORMERD_CACHE"
+  local log="$INFORMERD_CACHE/ensure-deps.log"
+  informerd::log "installing ${#missing[@]} Debian packages (${missing[*]});" \
+    "this takes a few minutes the first time; log: $log"
+  {
+    informerd::as_root apt-get update &&
+      informerd::as_root env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y --no-install-recommends "${missing[@]}"
+  } >>"$log" 2>&1 || informerd::die "package installation failed; see $log"
+}
+
+# Prints the path of the kube-apiserver binary, building it the first time.
+informerd::apiserver_binary() {
+  "$INFORMERD_ROOT/hack/build-apiserver.sh"
+}
+
+# Polls a command until it succeeds or the deadline passes.
+# Usage: informerd::wait_until SECONDS COMMAND...
+# Returns 1 on timeout.
+informerd::wait_until() {
+  local deadline=$((SECONDS + $1))
+  shift
+  until "$@"; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.5
+  done
+}
+
+# True when PID is alive and runs the executable at PATH. Guards against
+# signalling an unrelated process that reused a stale pid.
+informerd::pid_runs() {
+  local pid="$1" path="$2"
+  [[ -n "$pid" && -d "/proc/$pid" ]] || return 1
+  [[ "$(readlink -f "/proc/$pid/exe" 2>/dev/null)" == "$(readlink -f "$path")" ]]
+}
+
+# Sends SIGTERM to PID, waits up to SECONDS for it to exit, then SIGKILLs it.
+# Usage: informerd::stop_pid PID SECONDS
+informerd::stop_pid() {
+  local pid="$1" grace="$2"
+  kill -TERM "$pid" 2>/dev/null || return 0
+  if ! informerd::wait_until "$grace" informerd::pid_gone "$pid"; then
+    informerd::log "pid $pid ignored SIGTERM for ${grace}s; sending SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+    informerd::wait_until 10 informerd::pid_gone "$pid"
+  fi
+}
+
+# A zombie still has /proc/PID, so it is checked by state, not by existence.
+informerd::pid_gone() {
+  [[ ! -e "/proc/$1" ]] || [[ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" == Z ]]
+}

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Runs every test against a real control plane and ends with the line
+# `N passed, N failed`, counting individual test cases. Exits non-zero if
+# anything failed.
+#
+# Usage: hack/test.sh
+#
+# The control plane is a private one (state in ~/.cache/informerd/
+# test-control-plane, ports 24790/24800/27443, overridable with
+# INFORMERD_TEST_ETCD_CLIENT_PORT, INFORMERD_TEST_ETCD_PEER_PORT,
+# INFORMERD_TEST_APISERVER_PORT), so a running demo is left alone. Its etcd
+# starts empty on every run. Its paths and tokens stay the same from run to
+# run so that Bazel keeps caching the results of unit tests; integration
+# tests must therefore carry tags = ["external"], which makes Bazel run them
+# every time.
+#
+# Every test gets the variables of `hack/control-plane.sh env` through
+# --test_env (KUBECONFIG, INFORMERD_APISERVER_URL, INFORMERD_CP_DIR, ...).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$INFORMERD_ROOT"
+
+readonly run_dir="$INFORMERD_CACHE/test-run"
+readonly junit_root="$run_dir/junit"
+export INFORMERD_CP_DIR="$INFORMERD_CACHE/test-control-plane"
+export INFORMERD_ETCD_CLIENT_PORT="${INFORMERD_TEST_ETCD_CLIENT_PORT:-24790}"
+export INFORMERD_ETCD_PEER_PORT="${INFORMERD_TEST_ETCD_PEER_PORT:-24800}"
+export INFORMERD_APISERVER_PORT="${INFORMERD_TEST_APISERVER_PORT:-27443}"
+
+control_plane_running=false
+stop_control_plane() {
+  if $control_plane_running; then
+    control_plane_running=false
+    hack/control-plane.sh down
+  fi
+}
+trap stop_control_plane EXIT
+
+# Steps that failed without leaving a JUnit report; each counts one failure.
+failed_without_report=()
+
+start_control_plane() {
+  # A control plane left behind by an interrupted run goes first, then its
+  # data, so every run starts from an empty etcd.
+  hack/control-plane.sh down
+  rm -rf "$INFORMERD_CP_DIR/etcd-data" "$INFORMERD_CP_DIR/logs"
+  control_plane_running=true
+  hack/control-plane.sh up
+}
+
+# Prints one --test_env=NAME=VALUE flag per variable of
+# `control-plane.sh env`. Run it in a subshell: it evals those variables.
+test_env_flags() {
+  local env_lines name
+  env_lines="$(hack/control-plane.sh env)"
+  eval "$env_lines"
+  for name in $(sed -n 's/^export \([A-Za-z_][A-Za-z0-9_]*\)=.*/\1/p' <<<"$env_lines"); do
+    printf -- '--test_env=%s=%s\n' "$name" "${!name}"
+  done
+}
+
+run_bazel_tests() {
+  local log="$run_dir/bazel-test.log"
+  local -a env_flags
+  mapfile -t env_flags < <(test_env_flags)
+  informerd::log "bazel test //... (log: $log)"
+  local rc
+  if bazel test //... --keep_going --test_output=errors \
+    --build_event_json_file="$run_dir/bep.json" "${env_flags[@]}" 2>&1 |
+    tee "$log"; then
+    rc=0
+  else
+    rc="${PIPESTATUS[0]}"
+  fi
+  # 3 means "built, but some tests failed"; the counts show those. Any other
+  # failure (a broken build, no tests found) is not in the counts.
+  if [[ "$rc" != 0 && "$rc" != 3 ]]; then
+    failed_without_report+=("bazel test exited $rc (log: $log)")
+  fi
+}
+
+# --- further suites ---------------------------------------------------------
+# Suites outside Bazel (the Go, Java and Python clients, the helm chart) go
+# here, each as a function named suite_<name> that runs against the control
+# plane in this environment (eval'd from `control-plane.sh env`) and writes
+# JUnit XML into the directory given as $1. Append <name> to extra_suites.
+# A suite that exits non-zero without writing XML counts as one failure.
+extra_suites=()
+
+run_extra_suites() {
+  local name dir log rc
+  for name in "${extra_suites[@]}"; do
+    dir="$junit_root/$name"
+    log="$run_dir/suite-$name.log"
+    mkdir -p "$dir"
+    informerd::log "suite $name (log: $log)"
+    rc=0
+    (eval "$(hack/control-plane.sh env)" && "suite_$name" "$dir") >"$log" 2>&1 || rc=$?
+    if [[ "$rc" != 0 ]] && ! compgen -G "$dir/*.xml" >/dev/null; then
+      failed_without_report+=("suite $name exited $rc (log: $log)")
+    fi
+  done
+}
+# ---------------------------------------------------------------------------
+
+rm -rf "$run_dir"
+mkdir -p "$run_dir" "$junit_root"
+# A failed setup still ends in the counts line, as one failure.
+if (informerd::ensure_deps) && informerd::apiserver_binary >/dev/null &&
+  start_control_plane; then
+  run_bazel_tests
+  run_extra_suites
+else
+  failed_without_report+=("setup of deps, kube-apiserver or control plane (see above)")
+fi
+stop_control_plane
+
+echo
+echo "Summary (logs in $run_dir):"
+count_args=(--junit-dir "$junit_root")
+# Without the event file Bazel failed early (and said so in
+# failed_without_report); old reports in bazel-testlogs prove nothing then.
+if [[ -s "$run_dir/bep.json" ]]; then
+  count_args+=(--testlogs "$INFORMERD_ROOT/bazel-testlogs" --bep "$run_dir/bep.json")
+fi
+for failure in "${failed_without_report[@]}"; do
+  count_args+=(--failed-without-report "$failure")
+done
+exec python3 hack/count-test-cases.py "${count_args[@]}"
