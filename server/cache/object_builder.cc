@@ -76,6 +76,9 @@ size_t VarintSize(uint64_t value) {
 
 void DeleteString(void* user_data) { delete static_cast<std::string*>(user_data); }
 
+ObjectPtr Serialize(const rapidjson::Value& object, Object::Metadata meta, uint64_t version,
+                    FieldValues field_values);
+
 }  // namespace
 
 void NormalizeSchema(ObjectSchema* schema) {
@@ -125,6 +128,32 @@ absl::StatusOr<ObjectPtr> BuildObject(rapidjson::Value& object,
     field_values.emplace_back(path, ScalarText(FindPath(object, path)));
   }
 
+  return Serialize(object, std::move(meta), *rv, std::move(field_values));
+}
+
+ObjectPtr WithResourceVersion(const Object& object, uint64_t resource_version) {
+  rapidjson::Document document;
+  document.Parse(object.json().data(), object.json().size());
+  Object::Metadata meta{object.namespace_(), object.name(), object.uid(),
+                        std::to_string(resource_version), object.labels()};
+  rapidjson::Value* metadata = const_cast<rapidjson::Value*>(FindMember(document, "metadata"));
+  if (metadata != nullptr && metadata->IsObject()) {
+    rapidjson::Value version(meta.resource_version.c_str(),
+                             static_cast<rapidjson::SizeType>(meta.resource_version.size()),
+                             document.GetAllocator());
+    if (auto it = metadata->FindMember("resourceVersion"); it != metadata->MemberEnd()) {
+      it->value = version;
+    } else {
+      metadata->AddMember("resourceVersion", version, document.GetAllocator());
+    }
+  }
+  return Serialize(document, std::move(meta), resource_version, object.field_values());
+}
+
+namespace {
+
+ObjectPtr Serialize(const rapidjson::Value& object, Object::Metadata meta, uint64_t version,
+                    FieldValues field_values) {
   rapidjson::StringBuffer json;
   rapidjson::Writer<rapidjson::StringBuffer> writer(json);
   object.Accept(writer);
@@ -141,8 +170,10 @@ absl::StatusOr<ObjectPtr> BuildObject(rapidjson::Value& object,
   // Field 1 (json) is serialized first: one tag byte, its length, the bytes.
   size_t json_offset = message.json().empty() ? 0 : 1 + VarintSize(json.GetSize());
   grpc::Slice wire(serialized->data(), serialized->size(), &DeleteString, serialized);
-  return std::make_shared<const Object>(std::move(meta), *rv, std::move(field_values),
+  return std::make_shared<const Object>(std::move(meta), version, std::move(field_values),
                                         std::move(wire), json_offset, json.GetSize());
 }
+
+}  // namespace
 
 }  // namespace informerd::cache

@@ -40,6 +40,11 @@ void NormalizeSchema(ObjectSchema* schema);
 absl::StatusOr<ObjectPtr> BuildObject(rapidjson::Value& object,
                                       const ObjectSchema& schema);
 
+// `object` with metadata.resourceVersion set to `resource_version`: what a
+// watcher whose selector stops matching receives as DELETED, as the
+// apiserver stamps the previous state with the event's version.
+ObjectPtr WithResourceVersion(const Object& object, uint64_t resource_version);
+
 }  // namespace informerd::cache
 
 #endif  // INFORMERD_SERVER_CACHE_OBJECT_BUILDER_H_

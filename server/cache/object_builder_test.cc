@@ -95,3 +95,24 @@ TEST(ObjectBuilder, SharedFromThisGivesTheOwningPointer) {
 
 }  // namespace
 }  // namespace informerd::cache
+
+namespace informerd::cache {
+namespace {
+
+TEST(ObjectBuilder, WithResourceVersionRestampsJsonAndMetadataOnly) {
+  ObjectSchema schema;
+  schema.field_indexes = {"spec.nodeName"};
+  ObjectPtr object = MakeTestObject({.name = "a", .resource_version = 5, .labels = {{"k", "v"}}, .node_name = "n"}, schema);
+  ObjectPtr restamped = WithResourceVersion(*object, 9);
+  EXPECT_EQ(restamped->resource_version(), "9");
+  EXPECT_EQ(restamped->resource_version_number(), 9u);
+  EXPECT_NE(restamped->json().find("\"resourceVersion\":\"9\""), std::string_view::npos);
+  EXPECT_EQ(restamped->labels(), object->labels());
+  EXPECT_EQ(restamped->FieldValue("spec.nodeName").value(), "n");
+  v1::Object message;
+  ASSERT_TRUE(message.ParseFromArray(restamped->wire().begin(), static_cast<int>(restamped->wire().size())));
+  EXPECT_EQ(message.resource_version(), "9");
+}
+
+}  // namespace
+}  // namespace informerd::cache

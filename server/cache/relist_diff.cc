@@ -21,6 +21,9 @@ std::vector<Event> ComputeRelistDiff(const ObjectStore& store,
     event.object = std::move(object);
     event.previous = std::move(previous);
     event.final_state_unknown = unknown;
+    if (type == EventType::kModified) {
+      event.previous_as_deleted = std::make_shared<RestampedObject>(event.previous, list_version);
+    }
     event.resource_version = list_version;
     event.resume_version = previous_version;
     event.time = now;

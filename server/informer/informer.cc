@@ -190,6 +190,9 @@ bool Informer::ApplyWatchEvent(kube::WatchEventType type,
   } else {
     event.previous = store_.Put(object);
     event.type = event.previous == nullptr ? EventType::kAdded : EventType::kModified;
+    if (event.previous != nullptr) {
+      event.previous_as_deleted = std::make_shared<cache::RestampedObject>(event.previous, version);
+    }
   }
   event.object = std::move(object);
   Append(std::move(event));

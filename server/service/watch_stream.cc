@@ -92,10 +92,11 @@ void WatchStream::PumpLocked() {
     ++position_;
     std::optional<cache::EventType> type = filter_.TypeFor(event);
     if (!type.has_value()) continue;
-    // A watcher that stops matching sees the object as it last matched.
+    // A watcher that stops matching sees the object as it last matched,
+    // stamped with this event's version (as the apiserver does).
     const cache::Object& object =
         *type == cache::EventType::kDeleted && event.type == cache::EventType::kModified
-            ? *event.previous
+            ? event.previous_as_deleted->Get()
             : *event.object;
     sent_version_ = event.resume_version;
     metrics_->ObserveDispatchLatency(absl::ToDoubleSeconds(absl::Now() - event.time));

@@ -1,0 +1,181 @@
+#include "tests/integration/live_cluster.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
+#include "server/kube/discovery.h"
+#include "server/kube/kubeconfig.h"
+
+namespace informerd::testing {
+namespace {
+
+[[noreturn]] void Die(const std::string& message) {
+  std::fprintf(stderr, "integration test setup: %s\n", message.c_str());
+  std::abort();
+}
+
+std::string JsonString(const rapidjson::Value& value) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  value.Accept(writer);
+  return buffer.GetString();
+}
+
+std::string ConfigMapJson(const std::string& ns, const std::string& name,
+                          const std::map<std::string, std::string>& labels,
+                          const std::string& data) {
+  rapidjson::Document doc(rapidjson::kObjectType);
+  auto& a = doc.GetAllocator();
+  doc.AddMember("apiVersion", "v1", a);
+  doc.AddMember("kind", "ConfigMap", a);
+  rapidjson::Value metadata(rapidjson::kObjectType);
+  metadata.AddMember("name", rapidjson::Value(name.c_str(), a), a);
+  metadata.AddMember("namespace", rapidjson::Value(ns.c_str(), a), a);
+  rapidjson::Value label_map(rapidjson::kObjectType);
+  for (const auto& [k, v] : labels) {
+    label_map.AddMember(rapidjson::Value(k.c_str(), a), rapidjson::Value(v.c_str(), a), a);
+  }
+  metadata.AddMember("labels", label_map, a);
+  doc.AddMember("metadata", metadata, a);
+  rapidjson::Value data_map(rapidjson::kObjectType);
+  data_map.AddMember("value", rapidjson::Value(data.c_str(), a), a);
+  doc.AddMember("data", data_map, a);
+  return JsonString(doc);
+}
+
+std::string ResourceVersionOf(const rapidjson::Document& doc) {
+  const auto& metadata = doc["metadata"];
+  return metadata["resourceVersion"].GetString();
+}
+
+}  // namespace
+
+kube::RestClient& AdminClient() {
+  static kube::RestClient* client = [] {
+    const char* path = std::getenv("KUBECONFIG");
+    if (path == nullptr || *path == '\0') {
+      Die("KUBECONFIG is not set; run through hack/test.sh, or eval \"$(hack/control-plane.sh env)\"");
+    }
+    absl::StatusOr<kube::ClusterConfig> config = kube::LoadKubeconfig(path);
+    if (!config.ok()) Die(std::string(config.status().message()));
+    absl::StatusOr<std::unique_ptr<kube::RestClient>> made = kube::RestClient::Create(*config);
+    if (!made.ok()) Die(std::string(made.status().message()));
+    return made->release();
+  }();
+  return *client;
+}
+
+std::string CreateTestNamespace(const std::string& prefix) {
+  static std::atomic<int> counter{0};
+  std::string name = absl::StrCat(prefix, "-", absl::ToUnixMicros(absl::Now()) % 100000000, "-",
+                                  counter++);
+  ApiSend("POST", "/api/v1/namespaces",
+          absl::StrCat("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"",
+                       name, "\"}}"));
+  return name;
+}
+
+rapidjson::Document ApiGet(const std::string& path) {
+  absl::StatusOr<kube::HttpResponse> response = AdminClient().Get(path);
+  rapidjson::Document doc;
+  EXPECT_TRUE(response.ok()) << response.status();
+  if (!response.ok()) return doc;
+  EXPECT_LT(response->status, 300) << path << ": " << response->body;
+  doc.Parse(response->body.c_str());
+  return doc;
+}
+
+rapidjson::Document ApiSend(const std::string& method, const std::string& path,
+                            const std::string& body) {
+  absl::StatusOr<kube::HttpResponse> response =
+      method == "POST"     ? AdminClient().Post(path, body, "application/json")
+      : method == "PUT"    ? AdminClient().Put(path, body, "application/json")
+      : method == "DELETE" ? AdminClient().Delete(path, body)
+                           : AdminClient().Patch(path, body, "application/merge-patch+json");
+  rapidjson::Document doc;
+  EXPECT_TRUE(response.ok()) << response.status();
+  if (!response.ok()) return doc;
+  EXPECT_LT(response->status, 300) << method << " " << path << ": " << response->body;
+  doc.Parse(response->body.c_str());
+  return doc;
+}
+
+std::string CreateConfigMap(const std::string& ns, const std::string& name,
+                            const std::map<std::string, std::string>& labels,
+                            const std::string& data) {
+  return ResourceVersionOf(ApiSend("POST", absl::StrCat("/api/v1/namespaces/", ns, "/configmaps"),
+                                   ConfigMapJson(ns, name, labels, data)));
+}
+
+std::string UpdateConfigMap(const std::string& ns, const std::string& name,
+                            const std::map<std::string, std::string>& labels,
+                            const std::string& data) {
+  return ResourceVersionOf(
+      ApiSend("PUT", absl::StrCat("/api/v1/namespaces/", ns, "/configmaps/", name),
+              ConfigMapJson(ns, name, labels, data)));
+}
+
+std::string DeleteConfigMap(const std::string& ns, const std::string& name) {
+  rapidjson::Document doc =
+      ApiSend("DELETE", absl::StrCat("/api/v1/namespaces/", ns, "/configmaps/", name), "");
+  if (doc.IsObject() && doc.HasMember("metadata") && doc["metadata"].HasMember("resourceVersion")) {
+    return ResourceVersionOf(doc);
+  }
+  return "";
+}
+
+InProcessServer::InProcessServer(const std::vector<config::ResourceConfig>& resources,
+                                 cache::HistoryLimits history) {
+  for (const config::ResourceConfig& wanted : resources) {
+    auto served = std::make_unique<service::ServedResource>();
+    absl::StatusOr<kube::ResourceInfo> info =
+        kube::Discover(AdminClient(), wanted.group, wanted.version, wanted.resource);
+    if (!info.ok()) Die(std::string(info.status().message()));
+    served->info = *info;
+    served->schema.field_indexes = wanted.field_indexes;
+    cache::NormalizeSchema(&served->schema);
+    informer::InformerOptions options;
+    options.schema = served->schema;
+    options.history = history;
+    served->informer = std::make_unique<informer::Informer>(options);
+    kube::ReflectorOptions reflector_options;
+    reflector_options.namespace_name = wanted.namespace_;
+    served->reflector = std::make_unique<kube::Reflector>(&AdminClient(), served->info,
+                                                          reflector_options, served->informer.get());
+    served->reflector->Start();
+    registry_.Add(std::move(served));
+  }
+  service::CacheServiceOptions service_options;
+  service_options.version_wait = absl::Seconds(10);
+  service_ = std::make_unique<service::CacheService>(&registry_, &metrics_, service_options);
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(service_.get());
+  server_ = builder.BuildAndStart();
+  if (server_ == nullptr || port == 0) Die("cannot start the gRPC server");
+  stub_ = v1::Cache::NewStub(grpc::CreateChannel(absl::StrCat("127.0.0.1:", port),
+                                                 grpc::InsecureChannelCredentials()));
+}
+
+InProcessServer::~InProcessServer() {
+  service_->EndWatches();
+  server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  for (const auto& served : registry_.all()) served->reflector->Stop();
+}
+
+void InProcessServer::WaitSynced() {
+  for (const auto& served : registry_.all()) {
+    ASSERT_TRUE(served->informer->WaitForVersion(0, absl::Seconds(60)))
+        << served->DisplayName() << " did not sync";
+  }
+}
+
+}  // namespace informerd::testing

@@ -1,0 +1,319 @@
+// The kube-apiserver is the oracle: for a random sequence of creates,
+// updates, relabels and deletes, informerd's List and Watch must answer
+// exactly as the apiserver does for the same request.
+#include <algorithm>
+#include <random>
+#include <set>
+#include <tuple>
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "server/kube/watch_decoder.h"
+#include "tests/integration/live_cluster.h"
+
+namespace informerd::testing {
+namespace {
+
+using Item = std::pair<std::string, std::string>;  // name, resourceVersion
+using Seen = std::tuple<std::string, std::string, std::string>;  // type, name, rv
+
+const char* const kSelectors[] = {"", "app=a", "app!=a", "tier in (x,y)", "tier notin (x)",
+                                  "!tier", "app,tier", "app=b,tier=y"};
+
+// Random churn in `ns`; returns the names that may exist.
+void Churn(const std::string& ns, int operations, uint32_t seed) {
+  std::mt19937 random(seed);
+  std::map<std::string, std::map<std::string, std::string>> live;
+  auto random_labels = [&] {
+    std::map<std::string, std::string> labels;
+    if (random() % 3 != 0) labels["app"] = random() % 2 ? "a" : "b";
+    if (random() % 2 != 0) labels["tier"] = std::string(1, "xyz"[random() % 3]);
+    return labels;
+  };
+  for (int i = 0; i < operations; ++i) {
+    int choice = static_cast<int>(random() % 10);
+    if (live.empty() || choice < 4) {
+      std::string name = absl::StrCat("cm-", i);
+      live[name] = random_labels();
+      CreateConfigMap(ns, name, live[name]);
+    } else {
+      auto it = std::next(live.begin(), static_cast<long>(random() % live.size()));
+      if (choice < 8) {
+        it->second = random_labels();
+        UpdateConfigMap(ns, it->first, it->second, absl::StrCat("v", i));
+      } else {
+        DeleteConfigMap(ns, it->first);
+        live.erase(it);
+      }
+    }
+  }
+}
+
+std::string Escape(const std::string& selector) {
+  std::string out;
+  for (char c : selector) {
+    if (c == ' ') out += "%20";
+    else if (c == '!') out += "%21";
+    else if (c == '(') out += "%28";
+    else if (c == ')') out += "%29";
+    else if (c == ',') out += "%2C";
+    else if (c == '=') out += "%3D";
+    else out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<Item> ApiList(const std::string& ns, const std::string& selector, std::string* rv) {
+  rapidjson::Document doc = ApiGet(absl::StrCat("/api/v1/namespaces/", ns,
+                                                "/configmaps?labelSelector=", Escape(selector)));
+  std::vector<Item> items;
+  for (const auto& item : doc["items"].GetArray()) {
+    items.emplace_back(item["metadata"]["name"].GetString(),
+                       item["metadata"]["resourceVersion"].GetString());
+  }
+  if (rv != nullptr) *rv = doc["metadata"]["resourceVersion"].GetString();
+  std::sort(items.begin(), items.end());
+  return items;
+}
+
+std::vector<Item> InformerdList(InProcessServer& server, const std::string& ns,
+                                const std::string& selector, const std::string& min_rv) {
+  v1::ListRequest request;
+  request.mutable_resource()->set_resource("configmaps");
+  request.set_namespace_(ns);
+  request.set_label_selector(selector);
+  request.set_resource_version(min_rv);
+  v1::ListResponse response;
+  grpc::ClientContext context;
+  grpc::Status status = server.stub().List(&context, request, &response);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  std::vector<Item> items;
+  for (const auto& object : response.items()) {
+    items.emplace_back(object.name(), object.resource_version());
+  }
+  std::sort(items.begin(), items.end());
+  return items;
+}
+
+// The apiserver's watch events from `rv` until one reaches `until_rv`.
+std::vector<Seen> ApiWatch(const std::string& ns, const std::string& selector,
+                           const std::string& rv, uint64_t until_rv) {
+  std::vector<Seen> seen;
+  kube::WatchDecoder decoder;
+  auto response = AdminClient().Stream(
+      absl::StrCat("/api/v1/namespaces/", ns, "/configmaps?watch=1&resourceVersion=", rv,
+                   "&timeoutSeconds=30&labelSelector=", Escape(selector)),
+      [&](std::string_view chunk) {
+        bool done = false;
+        absl::Status status = decoder.Feed(chunk, [&](std::string_view frame) {
+          rapidjson::Document doc;
+          doc.Parse(frame.data(), frame.size());
+          std::string object_rv = doc["object"]["metadata"]["resourceVersion"].GetString();
+          seen.emplace_back(doc["type"].GetString(), doc["object"]["metadata"]["name"].GetString(),
+                            object_rv);
+          return absl::OkStatus();
+        });
+        EXPECT_TRUE(status.ok()) << status;
+        // Events of a transition-delete carry the older object's version, so
+        // the stream is done once the newest version has been reached.
+        for (const Seen& s : seen) {
+          if (std::stoull(std::get<2>(s)) >= until_rv) done = true;
+        }
+        return !done;
+      });
+  EXPECT_TRUE(response.ok()) << response.status();
+  return seen;
+}
+
+std::vector<Seen> InformerdWatch(InProcessServer& server, const std::string& ns,
+                                 const std::string& selector, const std::string& rv,
+                                 uint64_t until_rv) {
+  v1::WatchRequest request;
+  request.mutable_resource()->set_resource("configmaps");
+  request.set_namespace_(ns);
+  request.set_label_selector(selector);
+  request.set_resource_version(rv);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  auto reader = server.stub().Watch(&context, request);
+  std::vector<Seen> seen;
+  v1::WatchEvent event;
+  while (reader->Read(&event)) {
+    if (event.type() == v1::WatchEvent::BOOKMARK) continue;
+    seen.emplace_back(v1::WatchEvent::Type_Name(event.type()), event.object().name(),
+                      event.object().resource_version());
+    if (std::stoull(event.resource_version()) >= until_rv) break;
+  }
+  context.TryCancel();
+  reader->Finish();
+  return seen;
+}
+
+class OracleTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    server_ = new InProcessServer({config::ResourceConfig{.resource = "configmaps"}});
+    server_->WaitSynced();
+  }
+  static void TearDownTestSuite() { delete server_; }
+  static InProcessServer* server_;
+};
+InProcessServer* OracleTest::server_ = nullptr;
+
+TEST_F(OracleTest, ListWithSelectorsEqualsTheApiserversList) {
+  std::string ns = CreateTestNamespace("oracle-list");
+  Churn(ns, 120, 1);
+  std::string rv;
+  ApiList(ns, "", &rv);
+  for (const char* selector : kSelectors) {
+    EXPECT_EQ(InformerdList(*server_, ns, selector, rv), ApiList(ns, selector, nullptr))
+        << "selector \"" << selector << "\"";
+  }
+}
+
+TEST_F(OracleTest, WatchFromAVersionYieldsTheApiserversEvents) {
+  std::string ns = CreateTestNamespace("oracle-watch");
+  std::string start_rv = CreateConfigMap(ns, "seed", {{"app", "a"}});
+  Churn(ns, 80, 2);
+  std::string end_rv = CreateConfigMap(ns, "last", {{"app", "a"}, {"tier", "x"}});
+  uint64_t until = std::stoull(end_rv);
+  for (const char* selector : {"", "app=a", "tier in (x,y)", "!tier"}) {
+    std::vector<Seen> expected = ApiWatch(ns, selector, start_rv, until);
+    std::vector<Seen> actual = InformerdWatch(*server_, ns, selector, start_rv, until);
+    EXPECT_EQ(actual, expected) << "selector \"" << selector << "\"";
+    EXPECT_FALSE(actual.empty());
+  }
+}
+
+TEST_F(OracleTest, PagesComeFromOneSnapshotWhileObjectsChange) {
+  std::string ns = CreateTestNamespace("oracle-pages");
+  for (int i = 0; i < 30; ++i) CreateConfigMap(ns, absl::StrCat("p-", 100 + i), {});
+  std::string rv;
+  std::vector<Item> at_start = ApiList(ns, "", &rv);
+  v1::ListRequest request;
+  request.mutable_resource()->set_resource("configmaps");
+  request.set_namespace_(ns);
+  request.set_limit(7);
+  request.set_resource_version(rv);
+  std::vector<Item> paged;
+  std::string snapshot_rv;
+  int pages = 0;
+  do {
+    v1::ListResponse response;
+    grpc::ClientContext context;
+    ASSERT_TRUE(server_->stub().List(&context, request, &response).ok());
+    if (pages == 0) snapshot_rv = response.resource_version();
+    EXPECT_EQ(response.resource_version(), snapshot_rv);
+    for (const auto& object : response.items()) paged.emplace_back(object.name(), object.resource_version());
+    // Change the namespace between pages: the pages must not notice.
+    UpdateConfigMap(ns, absl::StrCat("p-", 100 + pages * 3), {{"changed", "yes"}}, "new");
+    DeleteConfigMap(ns, absl::StrCat("p-", 129 - pages));
+    CreateConfigMap(ns, absl::StrCat("p-0", pages), {});
+    request.set_continue_token(response.continue_token());
+    ++pages;
+  } while (!request.continue_token().empty() && pages < 20);
+  EXPECT_EQ(pages, 5);
+  // The apiserver's own list at the snapshot's version is the reference.
+  rapidjson::Document exact = ApiGet(absl::StrCat("/api/v1/namespaces/", ns, "/configmaps?resourceVersion=",
+                                                  snapshot_rv, "&resourceVersionMatch=Exact"));
+  std::vector<Item> expected;
+  for (const auto& item : exact["items"].GetArray()) {
+    expected.emplace_back(item["metadata"]["name"].GetString(), item["metadata"]["resourceVersion"].GetString());
+  }
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(paged, expected);
+  EXPECT_EQ(paged.size(), at_start.size());
+}
+
+TEST_F(OracleTest, GetReadsItsOwnWrite) {
+  std::string ns = CreateTestNamespace("oracle-get");
+  std::string rv = CreateConfigMap(ns, "mine", {{"k", "v"}});
+  v1::GetRequest request;
+  request.mutable_resource()->set_resource("configmaps");
+  request.set_namespace_(ns);
+  request.set_name("mine");
+  request.set_min_resource_version(rv);
+  v1::GetResponse response;
+  grpc::ClientContext context;
+  grpc::Status status = server_->stub().Get(&context, request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(response.object().resource_version(), rv);
+  EXPECT_EQ(response.object().labels().at("k"), "v");
+  EXPECT_EQ(response.object().json().find("managedFields"), std::string::npos);
+
+  request.set_name("absent");
+  grpc::ClientContext again;
+  EXPECT_EQ(server_->stub().Get(&again, request, &response).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(OracleTest, InitialEventsEqualTheListThenBookmarkThenLiveEvents) {
+  std::string ns = CreateTestNamespace("oracle-initial");
+  for (int i = 0; i < 12; ++i) CreateConfigMap(ns, absl::StrCat("i-", i), {{"app", i % 2 ? "a" : "b"}});
+  v1::WatchRequest request;
+  request.mutable_resource()->set_resource("configmaps");
+  request.set_namespace_(ns);
+  request.set_label_selector("app=a");
+  request.set_send_initial_events(true);
+  request.set_allow_bookmarks(true);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  auto reader = server_->stub().Watch(&context, request);
+  std::vector<Item> initial;
+  v1::WatchEvent event;
+  while (reader->Read(&event) && event.type() == v1::WatchEvent::ADDED) {
+    initial.emplace_back(event.object().name(), event.object().resource_version());
+  }
+  ASSERT_EQ(event.type(), v1::WatchEvent::BOOKMARK);
+  EXPECT_TRUE(event.initial_events_end());
+  std::sort(initial.begin(), initial.end());
+  EXPECT_EQ(initial, ApiList(ns, "app=a", nullptr));
+  std::string rv = CreateConfigMap(ns, "live", {{"app", "a"}});
+  ASSERT_TRUE(reader->Read(&event));
+  EXPECT_EQ(event.type(), v1::WatchEvent::ADDED);
+  EXPECT_EQ(event.object().name(), "live");
+  EXPECT_EQ(event.resource_version(), rv);
+  context.TryCancel();
+  reader->Finish();
+}
+
+TEST_F(OracleTest, BadRequestsGetClearErrors) {
+  struct Case {
+    std::string resource, label_selector, field_selector, rv, token;
+    grpc::StatusCode code;
+    std::string message;
+  } cases[] = {
+      {"configmaps", "app in (a", "", "", "", grpc::StatusCode::INVALID_ARGUMENT, "label_selector"},
+      {"configmaps", "", "spec.nodeName=x", "", "", grpc::StatusCode::INVALID_ARGUMENT, "field_selector"},
+      {"configmaps", "", "", "12abc", "", grpc::StatusCode::INVALID_ARGUMENT, "resource_version"},
+      {"configmaps", "", "", "", "garbage!", grpc::StatusCode::INVALID_ARGUMENT, "continue_token"},
+      {"widgets", "", "", "", "", grpc::StatusCode::NOT_FOUND, "widgets is not served"},
+      {"", "", "", "", "", grpc::StatusCode::INVALID_ARGUMENT, "resource.resource"},
+  };
+  for (const Case& c : cases) {
+    v1::ListRequest request;
+    request.mutable_resource()->set_resource(c.resource);
+    request.set_label_selector(c.label_selector);
+    request.set_field_selector(c.field_selector);
+    request.set_resource_version(c.rv);
+    request.set_continue_token(c.token);
+    v1::ListResponse response;
+    grpc::ClientContext context;
+    grpc::Status status = server_->stub().List(&context, request, &response);
+    EXPECT_EQ(status.error_code(), c.code) << status.error_message();
+    EXPECT_NE(status.error_message().find(c.message), std::string::npos) << status.error_message();
+  }
+  v1::WatchRequest watch;
+  watch.mutable_resource()->set_resource("configmaps");
+  watch.set_resource_version("1");
+  grpc::ClientContext context;
+  auto reader = server_->stub().Watch(&context, watch);
+  v1::WatchEvent event;
+  EXPECT_FALSE(reader->Read(&event));
+  grpc::Status status = reader->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::OUT_OF_RANGE);
+  EXPECT_NE(status.error_message().find("too old resource version: 1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace informerd::testing
