@@ -7,7 +7,7 @@
 #include "absl/time/clock.h"
 #include "absl/strings/str_cat.h"
 #include "server/kube/api_status.h"
-#include "server/kube/log.h"
+#include "server/log/log.h"
 #include "server/kube/url_query.h"
 
 namespace informerd::kube {
@@ -157,7 +157,7 @@ bool Reflector::ListAll(Failure* failure) {
         // The snapshot behind the continue token was compacted away.
         stats_.expired_410.fetch_add(1);
         stats_.list_restarts.fetch_add(1);
-        LogWarning(absl::StrCat(what, ": continue token expired (",
+        log::Warning("reflector", absl::StrCat(what, ": continue token expired (",
                                 api.message, "); listing again"));
         continue_token.clear();
         continue;
@@ -197,7 +197,7 @@ bool Reflector::ListAll(Failure* failure) {
       for (rapidjson::Value& item : items->GetArray()) {
         if (ObjectName(item).empty()) {
           stats_.rejected_objects.fetch_add(1);
-          LogWarning(absl::StrCat(what, ": skipping an item without "
+          log::Warning("reflector", absl::StrCat(what, ": skipping an item without "
                                         "metadata.name"));
           continue;
         }
@@ -246,7 +246,7 @@ absl::Status Reflector::HandleWatchFrame(std::string_view frame,
   if (type == "BOOKMARK") {
     if (resource_version.empty()) {
       stats_.rejected_objects.fetch_add(1);
-      LogWarning(absl::StrCat(what, ": skipping a bookmark without "
+      log::Warning("reflector", absl::StrCat(what, ": skipping a bookmark without "
                                     "metadata.resourceVersion"));
       return absl::OkStatus();
     }
@@ -264,7 +264,7 @@ absl::Status Reflector::HandleWatchFrame(std::string_view frame,
   } else if (type == "DELETED") {
     event_type = WatchEventType::kDeleted;
   } else {
-    LogWarning(absl::StrCat(what, ": skipping an event of unknown type \"",
+    log::Warning("reflector", absl::StrCat(what, ": skipping an event of unknown type \"",
                             std::string(type), "\""));
     return absl::OkStatus();
   }
@@ -273,7 +273,7 @@ absl::Status Reflector::HandleWatchFrame(std::string_view frame,
   }
   if (ObjectName(object->value).empty()) {
     stats_.rejected_objects.fetch_add(1);
-    LogWarning(absl::StrCat(what, ": skipping an event object without "
+    log::Warning("reflector", absl::StrCat(what, ": skipping an event object without "
                                   "metadata.name"));
     return absl::OkStatus();
   }
@@ -360,7 +360,7 @@ bool Reflector::WaitBeforeRetry(const Failure& failure) {
   if (stopping()) return false;
   const absl::Duration delay =
       std::max(backoff_.NextDelay(), failure.retry_after);
-  LogWarning(absl::StrCat(failure.status.ToString(), "; retrying in ",
+  log::Warning("reflector", absl::StrCat(failure.status.ToString(), "; retrying in ",
                           absl::FormatDuration(delay)));
   absl::MutexLock lock(&mu_);
   mu_.AwaitWithTimeout(absl::Condition(&stopping_), delay);
