@@ -3,10 +3,11 @@
 # tests: one etcd and one kube-apiserver on 127.0.0.1, no nodes, no
 # controllers. Nothing schedules or runs pods; objects only live in etcd.
 #
-# Usage: hack/control-plane.sh up|down|env|status
+# Usage: hack/control-plane.sh up|down|env|status|restart-apiserver
 #   up      start etcd and kube-apiserver and wait until /readyz says ok;
 #           does nothing if they already run and are healthy
 #   down    stop exactly the processes that `up` started (pid files)
+#   restart-apiserver  start kube-apiserver again (e.g. after a test killed it)
 #   env     print `export` lines to eval: eval "$(hack/control-plane.sh env)"
 #   status  say what runs
 #
@@ -51,7 +52,7 @@ readonly token_identities=(admin alice bob carol)
 readonly etcd_bin=/usr/bin/etcd
 
 usage() {
-  sed -n '6,11s/^# \{0,1\}//p' "$0" >&2
+  sed -n '6,12s/^# \{0,1\}//p' "$0" >&2
   exit 2
 }
 
@@ -257,6 +258,34 @@ running_server_url() {
   (source "$env_file" && echo "$INFORMERD_APISERVER_URL")
 }
 
+# Usage: start_apiserver BINARY SERVER_URL ETCD_URL
+start_apiserver() {
+  local apiserver_bin="$1" server="$2" etcd_url="$3"
+  local apiserver_port="${server##*:}"
+  informerd::log "starting kube-apiserver on $server (log: $log_dir/kube-apiserver.log)"
+  # The service account flags are required by 1.20 (the TokenRequest API
+  # signs with the signing key); --api-audiences defaults to the issuer.
+  # No controller manager runs, so ServiceAccount admission would reject
+  # every pod for want of a default service account; it is disabled.
+  start_component kube-apiserver "$apiserver_bin" \
+    --etcd-servers "$etcd_url" \
+    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 \
+    --secure-port "$apiserver_port" \
+    --tls-cert-file "$pki_dir/serving.crt" \
+    --tls-private-key-file "$pki_dir/serving.key" \
+    --cert-dir "$pki_dir" \
+    --client-ca-file "$pki_dir/ca.crt" \
+    --token-auth-file "$token_dir/tokens.csv" \
+    --authorization-mode Node,RBAC \
+    --service-account-issuer https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file "$pki_dir/service-account.pub" \
+    --service-account-signing-key-file "$pki_dir/service-account.key" \
+    --disable-admission-plugins ServiceAccount \
+    --allow-privileged=true \
+    --service-cluster-ip-range 10.0.0.0/24 \
+    --enable-priority-and-fairness=false
+}
+
 # --- commands --------------------------------------------------------------
 
 cmd_up() {
@@ -303,28 +332,7 @@ cmd_up() {
   informerd::wait_until 30 alive_and etcd etcd_healthy "$etcd_url" ||
     fail_start etcd "etcd not healthy after 30s"
 
-  informerd::log "starting kube-apiserver on $server (log: $log_dir/kube-apiserver.log)"
-  # The service account flags are required by 1.20 (the TokenRequest API
-  # signs with the signing key); --api-audiences defaults to the issuer.
-  # No controller manager runs, so ServiceAccount admission would reject
-  # every pod for want of a default service account; it is disabled.
-  start_component kube-apiserver "$apiserver_bin" \
-    --etcd-servers "$etcd_url" \
-    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 \
-    --secure-port "$apiserver_port" \
-    --tls-cert-file "$pki_dir/serving.crt" \
-    --tls-private-key-file "$pki_dir/serving.key" \
-    --cert-dir "$pki_dir" \
-    --client-ca-file "$pki_dir/ca.crt" \
-    --token-auth-file "$token_dir/tokens.csv" \
-    --authorization-mode Node,RBAC \
-    --service-account-issuer https://kubernetes.default.svc.cluster.local \
-    --service-account-key-file "$pki_dir/service-account.pub" \
-    --service-account-signing-key-file "$pki_dir/service-account.key" \
-    --disable-admission-plugins ServiceAccount \
-    --allow-privileged=true \
-    --service-cluster-ip-range 10.0.0.0/24 \
-    --enable-priority-and-fairness=false
+  start_apiserver "$apiserver_bin" "$server" "$etcd_url"
   informerd::wait_until "$timeout" alive_and kube-apiserver apiserver_ready "$server" ||
     fail_start kube-apiserver "kube-apiserver not ready after ${timeout}s"
 
@@ -335,6 +343,21 @@ cmd_up() {
 cmd_down() {
   stop_all
   informerd::log "stopped (state kept in $cp_dir)"
+}
+
+# Starts kube-apiserver again (same state, ports and flags) if it is not
+# running, e.g. after a test killed it; etcd keeps running.
+cmd_restart_apiserver() {
+  component_pid etcd >/dev/null && [[ -f "$env_file" ]] ||
+    informerd::die "no control plane runs in $cp_dir; run: hack/control-plane.sh up"
+  local server etcd_url timeout="${INFORMERD_CP_READY_TIMEOUT:-60}"
+  server="$(source "$env_file" && echo "$INFORMERD_APISERVER_URL")"
+  etcd_url="$(source "$env_file" && echo "$INFORMERD_ETCD_URL")"
+  stop_component kube-apiserver
+  start_apiserver "$(informerd::apiserver_binary)" "$server" "$etcd_url"
+  informerd::wait_until "$timeout" alive_and kube-apiserver apiserver_ready "$server" ||
+    fail_start kube-apiserver "kube-apiserver not ready after ${timeout}s"
+  informerd::log "kube-apiserver restarted at $server"
 }
 
 cmd_env() {
@@ -366,6 +389,7 @@ cmd_status() {
 case "$1" in
   up) cmd_up ;;
   down) cmd_down ;;
+  restart-apiserver) cmd_restart_apiserver ;;
   env) cmd_env ;;
   status) cmd_status ;;
   *) usage ;;

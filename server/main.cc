@@ -191,7 +191,6 @@ int Run() {
   cache_service.EndWatches();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   admin.Stop();
-  (*client)->CancelStreams();
   for (const auto& served : registry.all()) served->reflector->Stop();
   log::Info(kComponent, "stopped");
   return 0;

@@ -96,39 +96,38 @@ std::vector<Item> InformerdList(InProcessServer& server, const std::string& ns,
   return items;
 }
 
-// The apiserver's watch events from `rv` until one reaches `until_rv`.
+// The apiserver's watch events from `rv` up to and including the event for
+// the object named `marker`.
 std::vector<Seen> ApiWatch(const std::string& ns, const std::string& selector,
-                           const std::string& rv, uint64_t until_rv) {
+                           const std::string& rv, const std::string& marker) {
   std::vector<Seen> seen;
+  bool done = false;
   kube::WatchDecoder decoder;
   auto response = AdminClient().Stream(
       absl::StrCat("/api/v1/namespaces/", ns, "/configmaps?watch=1&resourceVersion=", rv,
                    "&timeoutSeconds=30&labelSelector=", Escape(selector)),
       [&](std::string_view chunk) {
-        bool done = false;
         absl::Status status = decoder.Feed(chunk, [&](std::string_view frame) {
+          if (done) return absl::OkStatus();
           rapidjson::Document doc;
           doc.Parse(frame.data(), frame.size());
-          std::string object_rv = doc["object"]["metadata"]["resourceVersion"].GetString();
-          seen.emplace_back(doc["type"].GetString(), doc["object"]["metadata"]["name"].GetString(),
-                            object_rv);
+          std::string name = doc["object"]["metadata"]["name"].GetString();
+          seen.emplace_back(doc["type"].GetString(), name,
+                            doc["object"]["metadata"]["resourceVersion"].GetString());
+          done = name == marker;
           return absl::OkStatus();
         });
         EXPECT_TRUE(status.ok()) << status;
-        // Events of a transition-delete carry the older object's version, so
-        // the stream is done once the newest version has been reached.
-        for (const Seen& s : seen) {
-          if (std::stoull(std::get<2>(s)) >= until_rv) done = true;
-        }
         return !done;
       });
   EXPECT_TRUE(response.ok()) << response.status();
+  EXPECT_TRUE(done) << "the apiserver never sent " << marker;
   return seen;
 }
 
 std::vector<Seen> InformerdWatch(InProcessServer& server, const std::string& ns,
                                  const std::string& selector, const std::string& rv,
-                                 uint64_t until_rv) {
+                                 const std::string& marker) {
   v1::WatchRequest request;
   request.mutable_resource()->set_resource("configmaps");
   request.set_namespace_(ns);
@@ -143,7 +142,7 @@ std::vector<Seen> InformerdWatch(InProcessServer& server, const std::string& ns,
     if (event.type() == v1::WatchEvent::BOOKMARK) continue;
     seen.emplace_back(v1::WatchEvent::Type_Name(event.type()), event.object().name(),
                       event.object().resource_version());
-    if (std::stoull(event.resource_version()) >= until_rv) break;
+    if (event.object().name() == marker) break;
   }
   context.TryCancel();
   reader->Finish();
@@ -176,11 +175,22 @@ TEST_F(OracleTest, WatchFromAVersionYieldsTheApiserversEvents) {
   std::string ns = CreateTestNamespace("oracle-watch");
   std::string start_rv = CreateConfigMap(ns, "seed", {{"app", "a"}});
   Churn(ns, 80, 2);
-  std::string end_rv = CreateConfigMap(ns, "last", {{"app", "a"}, {"tier", "x"}});
-  uint64_t until = std::stoull(end_rv);
-  for (const char* selector : {"", "app=a", "tier in (x,y)", "!tier"}) {
-    std::vector<Seen> expected = ApiWatch(ns, selector, start_rv, until);
-    std::vector<Seen> actual = InformerdWatch(*server_, ns, selector, start_rv, until);
+  // Each selector's stream ends at a marker object it matches.
+  struct Case {
+    const char* selector;
+    const char* marker;
+    std::map<std::string, std::string> labels;
+  };
+  const Case cases[] = {{"", "marker-all", {}},
+                        {"app=a", "marker-app", {{"app", "a"}}},
+                        {"tier in (x,y)", "marker-tier", {{"tier", "y"}}},
+                        {"!tier", "marker-no-tier", {}}};
+  for (const Case& c : cases) CreateConfigMap(ns, c.marker, c.labels);
+  for (const Case& c : cases) {
+    const std::string selector = c.selector;
+    const std::string marker = c.marker;
+    std::vector<Seen> expected = ApiWatch(ns, selector, start_rv, marker);
+    std::vector<Seen> actual = InformerdWatch(*server_, ns, selector, start_rv, marker);
     EXPECT_EQ(actual, expected) << "selector \"" << selector << "\"";
     EXPECT_FALSE(actual.empty());
   }

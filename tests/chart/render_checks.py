@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""Checks what `helm template` rendered for one values set of
+tests/chart/values/.
+
+Usage: render_checks.py SET RENDERED.yaml NAMESPACE
+
+SET is the values file's name without .yaml. Checks common to every set run
+first, then the set's own. Prints every violation and exits 1 if any.
+The release is named "t", so objects are named "t-informerd".
+"""
+
+import sys
+
+try:
+    import yaml
+except ImportError:
+    sys.exit("render_checks.py needs PyYAML: apt-get install python3-yaml")
+
+FULLNAME = "t-informerd"
+STANDARD_LABELS = (
+    "helm.sh/chart",
+    "app.kubernetes.io/name",
+    "app.kubernetes.io/instance",
+    "app.kubernetes.io/version",
+    "app.kubernetes.io/managed-by",
+    "app.kubernetes.io/component",
+)
+READ_VERBS = ["get", "list", "watch"]
+REVIEW_RULES = {
+    ("authentication.k8s.io", "tokenreviews", ("create",)),
+    ("authorization.k8s.io", "subjectaccessreviews", ("create",)),
+}
+
+
+class Rendered:
+    def __init__(self, text, namespace):
+        self.objects = [o for o in yaml.safe_load_all(text) if o]
+        self.namespace = namespace
+        self.errors = []
+
+    def expect(self, condition, message):
+        if not condition:
+            self.errors.append(message)
+
+    def all(self, kind):
+        return [o for o in self.objects if o["kind"] == kind]
+
+    def one(self, kind, name=FULLNAME, namespace=None):
+        found = [
+            o for o in self.all(kind)
+            if o["metadata"]["name"] == name
+            and (namespace is None or o["metadata"].get("namespace") == namespace)
+        ]
+        if len(found) != 1:
+            raise AssertionError(f"want one {kind} {name}, rendered {len(found)}")
+        return found[0]
+
+    def container(self):
+        return self.one("Deployment")["spec"]["template"]["spec"]["containers"][0]
+
+    def args(self):
+        return self.container()["args"]
+
+    def test_command(self):
+        pod = self.one("Pod", f"{FULLNAME}-test-health")
+        return pod["spec"]["containers"][0]["command"]
+
+    def served_resources(self):
+        text = self.one("ConfigMap")["data"]["config.yaml"]
+        return yaml.safe_load(text)["resources"]
+
+
+def rule_set(role):
+    """The rules of a Role or ClusterRole as (group, resource, verbs) tuples,
+    one per group and resource."""
+    rules = set()
+    for rule in role.get("rules") or []:
+        for group in rule["apiGroups"]:
+            for resource in rule["resources"]:
+                rules.add((group, resource, tuple(rule["verbs"])))
+    return rules
+
+
+def read_rules(resources):
+    return {(r.get("group", ""), r["resource"], tuple(READ_VERBS)) for r in resources}
+
+
+def check_common(r):
+    for o in r.objects:
+        labels = o["metadata"].get("labels", {})
+        missing = [l for l in STANDARD_LABELS if l not in labels]
+        r.expect(not missing, f"{o['kind']} {o['metadata']['name']}: labels lack {missing}")
+
+    deployment = r.one("Deployment")
+    spec = deployment["spec"]
+    r.expect(spec["strategy"]["rollingUpdate"]["maxUnavailable"] == 0,
+             "Deployment: rollingUpdate.maxUnavailable must be 0")
+    pod = spec["template"]["spec"]
+    r.expect(pod["terminationGracePeriodSeconds"] >= 15,
+             "Deployment: terminationGracePeriodSeconds too short to drain")
+    annotations = spec["template"]["metadata"].get("annotations", {})
+    checksum = annotations.get("checksum/config", "")
+    r.expect(len(checksum) == 64, "pod template: no checksum/config annotation")
+    r.expect(pod["securityContext"].get("runAsNonRoot") is True, "pod: runAsNonRoot")
+    r.expect(pod["securityContext"].get("seccompProfile", {}).get("type") == "RuntimeDefault",
+             "pod: seccompProfile RuntimeDefault")
+
+    container = r.container()
+    security = container["securityContext"]
+    r.expect(security.get("runAsUser") == 65532, "container: runAsUser 65532")
+    r.expect(security.get("runAsNonRoot") is True, "container: runAsNonRoot")
+    r.expect(security.get("readOnlyRootFilesystem") is True, "container: readOnlyRootFilesystem")
+    r.expect(security.get("allowPrivilegeEscalation") is False,
+             "container: allowPrivilegeEscalation false")
+    r.expect(security.get("capabilities", {}).get("drop") == ["ALL"],
+             "container: capabilities drop ALL")
+    r.expect(security.get("seccompProfile", {}).get("type") == "RuntimeDefault",
+             "container: seccompProfile RuntimeDefault")
+    r.expect(container["readinessProbe"]["httpGet"]["path"] == "/readyz", "readiness on /readyz")
+    r.expect(container["livenessProbe"]["httpGet"]["path"] == "/healthz", "liveness on /healthz")
+    resources = container.get("resources", {})
+    r.expect("requests" in resources and "limits" in resources,
+             "container: resources need requests and limits")
+    r.expect("--config=/etc/informerd/config/config.yaml" in r.args(), "args: --config")
+    mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
+    r.expect(mounts.get("config") == "/etc/informerd/config", "config volume mount")
+
+    service = r.one("Service")
+    ports = {p["name"]: p for p in service["spec"]["ports"]}
+    r.expect(ports.get("grpc", {}).get("appProtocol") == "grpc", "Service: grpc appProtocol grpc")
+    r.expect("http-metrics" in ports, "Service: http-metrics port")
+
+    test = r.one("Pod", f"{FULLNAME}-test-health")
+    r.expect(test["metadata"]["annotations"].get("helm.sh/hook") == "test", "test pod: hook")
+    command = r.test_command()
+    r.expect(command[0] == "informerctl" and command[-1] == "health",
+             "test pod: informerctl ... health")
+    r.expect(f"--server={FULLNAME}.{r.namespace}.svc:50051" in command,
+             "test pod: --server names the Service")
+    r.expect(test["metadata"]["labels"].get("app.kubernetes.io/component") == "test",
+             "test pod: must not carry the server's selector labels")
+
+    account = r.one("ServiceAccount")
+    r.expect(pod["serviceAccountName"] == account["metadata"]["name"],
+             "Deployment: runs as the chart's ServiceAccount")
+
+
+def cluster_role(r):
+    roles = r.all("ClusterRole")
+    return roles[0] if roles else None
+
+
+def check_default(r):
+    served = r.served_resources()
+    r.expect([x["resource"] for x in served] == ["configmaps", "pods"],
+             f"config: default resources, got {served}")
+    r.expect(rule_set(cluster_role(r)) == read_rules(served),
+             "ClusterRole: exactly get/list/watch on the served resources")
+    binding = r.one("ClusterRoleBinding", f"{r.namespace}-{FULLNAME}")
+    r.expect(binding["subjects"][0]["name"] == FULLNAME, "ClusterRoleBinding: the ServiceAccount")
+    r.expect(not r.all("Role"), "no Roles without watchNamespaces")
+    r.expect(r.one("Deployment")["spec"]["replicas"] == 2, "replicaCount default 2")
+    affinity = r.one("Deployment")["spec"]["template"]["spec"].get("affinity", {})
+    r.expect("podAntiAffinity" in affinity, "pod anti-affinity by default")
+    pdb = r.one("PodDisruptionBudget")
+    r.expect(pdb["apiVersion"] == "policy/v1", f"PDB: policy/v1, got {pdb['apiVersion']}")
+    r.expect(pdb["spec"]["minAvailable"] == 1, "PDB: minAvailable 1")
+    unsafe = [a for a in r.args() if a.startswith(("--auth-mode", "--tls", "--client-ca"))]
+    r.expect(not unsafe, f"security flags rendered while disabled: {unsafe}")
+    for kind in ("ServiceMonitor", "NetworkPolicy"):
+        r.expect(not r.all(kind), f"{kind} rendered while disabled")
+
+
+def check_namespaced(r):
+    served = r.served_resources()
+    r.expect(cluster_role(r) is None, "no ClusterRole when only namespaces are served")
+    for namespace in ("chart-team-a", "chart-team-b"):
+        role = r.one("Role", f"{r.namespace}-{FULLNAME}", namespace)
+        here = [x for x in served if x.get("namespace") == namespace]
+        r.expect(here and rule_set(role) == read_rules(here),
+                 f"Role in {namespace}: exactly its resources, got {rule_set(role)}")
+        binding = r.one("RoleBinding", f"{r.namespace}-{FULLNAME}", namespace)
+        r.expect(binding["subjects"][0]["namespace"] == r.namespace,
+                 f"RoleBinding in {namespace}: the release's ServiceAccount")
+
+
+def check_tls(r):
+    args = r.args()
+    for flag in ("--tls-cert-file=/etc/informerd/tls/tls.crt",
+                 "--tls-key-file=/etc/informerd/tls/tls.key",
+                 "--client-ca-file=/etc/informerd/client-ca/ca.crt"):
+        r.expect(flag in args, f"args: {flag}")
+    volumes = {v["name"]: v for v in r.one("Deployment")["spec"]["template"]["spec"]["volumes"]}
+    r.expect(volumes.get("tls", {}).get("secret", {}).get("secretName") == "informerd-tls",
+             "tls volume from tls.secretName")
+    command = r.test_command()
+    for flag in ("--tls", "--ca-file=/etc/informerd/tls/ca.crt",
+                 "--cert-file=/etc/informerd/client/tls.crt"):
+        r.expect(flag in command, f"test pod: {flag}")
+
+
+def check_auth(r):
+    r.expect("--auth-mode=kubernetes" in r.args(), "args: --auth-mode=kubernetes")
+    rules = rule_set(cluster_role(r))
+    r.expect(rules == read_rules(r.served_resources()) | REVIEW_RULES,
+             f"ClusterRole: reads plus review creation only, got {rules}")
+    r.expect(any(a.startswith("--token-file=") for a in r.test_command()),
+             "test pod: --token-file")
+
+
+def check_monitoring(r):
+    monitor = r.one("ServiceMonitor")
+    r.expect(monitor["apiVersion"] == "monitoring.coreos.com/v1", "ServiceMonitor apiVersion")
+    r.expect(monitor["metadata"]["labels"].get("release") == "prometheus",
+             "ServiceMonitor: serviceMonitor.labels")
+    r.expect(monitor["spec"]["endpoints"][0]["port"] == "http-metrics",
+             "ServiceMonitor: scrapes http-metrics")
+    headless = r.one("Service", f"{FULLNAME}-headless")
+    r.expect(headless["spec"]["clusterIP"] == "None", "headless Service")
+    policy = r.one("NetworkPolicy")
+    grpc_rule, metrics_rule = policy["spec"]["ingress"]
+    peers = grpc_rule["from"]
+    r.expect(peers[0]["podSelector"]["matchLabels"] == {f"{FULLNAME}-client": "true"},
+             "NetworkPolicy: client label first")
+    r.expect(len(peers) == 2, "NetworkPolicy: networkPolicy.grpcFrom appended")
+    r.expect(metrics_rule["ports"][0]["port"] == "http", "NetworkPolicy: metrics rule")
+    test_labels = r.one("Pod", f"{FULLNAME}-test-health")["metadata"]["labels"]
+    r.expect(test_labels.get(f"{FULLNAME}-client") == "true",
+             "test pod: carries the client label the NetworkPolicy admits")
+    r.expect(r.one("Deployment")["spec"]["replicas"] == 3, "replicaCount 3")
+
+
+def check_rbac_cluster(r):
+    check_auth(r)
+
+
+SET_CHECKS = {
+    "default": check_default,
+    "namespaced": check_namespaced,
+    "tls": check_tls,
+    "auth": check_auth,
+    "monitoring": check_monitoring,
+    "rbac-cluster": check_rbac_cluster,
+}
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[1] not in SET_CHECKS:
+        sys.exit(f"usage: {sys.argv[0]} {{{','.join(SET_CHECKS)}}} RENDERED.yaml NAMESPACE")
+    name, path, namespace = sys.argv[1:]
+    with open(path) as f:
+        rendered = Rendered(f.read(), namespace)
+    try:
+        check_common(rendered)
+        SET_CHECKS[name](rendered)
+    except (AssertionError, KeyError, TypeError, IndexError, ValueError) as error:
+        rendered.errors.append(f"unexpected shape: {error!r}")
+    for error in rendered.errors:
+        print(f"{name}: {error}")
+    sys.exit(1 if rendered.errors else 0)
+
+
+if __name__ == "__main__":
+    main()
