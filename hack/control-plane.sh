@@ -155,6 +155,8 @@ write_env_file() {
   {
     printf 'export KUBECONFIG=%q\n' "$kubeconfig_dir/admin.kubeconfig"
     printf 'export INFORMERD_CP_DIR=%q\n' "$cp_dir"
+    # Tests run with another $HOME; this keeps them on the cached binaries.
+    printf 'export INFORMERD_CACHE=%q\n' "$INFORMERD_CACHE"
     printf 'export INFORMERD_APISERVER_URL=%q\n' "$server"
     printf 'export INFORMERD_ETCD_URL=%q\n' "$etcd_url"
     printf 'export INFORMERD_CA_FILE=%q\n' "$pki_dir/ca.crt"

@@ -87,6 +87,36 @@ run_bazel_tests() {
 # A suite that exits non-zero without writing XML counts as one failure.
 extra_suites=()
 
+# Tests that kill and restart kube-apiserver run outside Bazel: Bazel's
+# process wrapper kills every process a test leaves behind, including an
+# apiserver it restarted.
+suite_resilience() {
+  bazel build //tests/integration:resilience_test
+  INFORMERD_ROOT="$INFORMERD_ROOT" bazel-bin/tests/integration/resilience_test \
+    --gtest_output="xml:$1/resilience.xml"
+}
+extra_suites+=(resilience)
+
+suite_python_client() {
+  bazel build //server:informerd
+  INFORMERD_BIN="$INFORMERD_ROOT/bazel-bin/server/informerd" \
+    client/python/run-tests.sh --junitxml "$1/python.xml"
+}
+extra_suites+=(python_client)
+
+suite_go_client() {
+  bazel build //server:informerd
+  INFORMERD_E2E=1 INFORMERD_BIN="$INFORMERD_ROOT/bazel-bin/server/informerd" \
+    client/go/run-tests.sh --junit "$1/go.xml"
+}
+extra_suites+=(go_client)
+
+suite_chart() {
+  bazel build //server:informerd //client/cpp:informerctl
+  tests/chart/run.sh --junit "$1/chart.xml"
+}
+extra_suites+=(chart)
+
 run_extra_suites() {
   local name dir log rc
   for name in "${extra_suites[@]}"; do

@@ -140,8 +140,8 @@ def check_common(r):
     r.expect(test["metadata"]["labels"].get("app.kubernetes.io/component") == "test",
              "test pod: must not carry the server's selector labels")
 
-    account = r.one("ServiceAccount")
-    r.expect(pod["serviceAccountName"] == account["metadata"]["name"],
+    accounts = r.all("ServiceAccount")
+    r.expect(not accounts or pod["serviceAccountName"] == accounts[0]["metadata"]["name"],
              "Deployment: runs as the chart's ServiceAccount")
 
 
@@ -230,6 +230,23 @@ def check_monitoring(r):
     r.expect(r.one("Deployment")["spec"]["replicas"] == 3, "replicaCount 3")
 
 
+def check_custom(r):
+    deployment = r.one("Deployment")
+    pod = deployment["spec"]["template"]["spec"]
+    r.expect(deployment["spec"]["replicas"] == 1, "replicaCount 1")
+    r.expect(not r.all("PodDisruptionBudget"), "no PDB for a single replica")
+    required = pod["affinity"]["podAntiAffinity"].get("requiredDuringSchedulingIgnoredDuringExecution")
+    r.expect(bool(required), "podAntiAffinity hard: required anti-affinity")
+    r.expect(pod.get("priorityClassName") == "informerd-critical", "priorityClassName")
+    r.expect(pod.get("nodeSelector") == {"kubernetes.io/os": "linux"}, "nodeSelector")
+    r.expect(pod.get("tolerations", [{}])[0].get("key") == "dedicated", "tolerations")
+    r.expect(r.args()[-1] == "--log-json=false", "extraArgs last, so they override")
+    r.expect(r.container().get("env") == [{"name": "TZ", "value": "UTC"}], "extraEnv")
+    r.expect(pod["serviceAccountName"] == "informerd-external", "serviceAccount.name")
+    for kind in ("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"):
+        r.expect(not r.all(kind), f"{kind} rendered although not to be created")
+
+
 def check_rbac_cluster(r):
     check_auth(r)
 
@@ -240,6 +257,7 @@ SET_CHECKS = {
     "tls": check_tls,
     "auth": check_auth,
     "monitoring": check_monitoring,
+    "custom": check_custom,
     "rbac-cluster": check_rbac_cluster,
 }
 

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <signal.h>
+
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
@@ -135,12 +137,43 @@ std::string DeleteConfigMap(const std::string& ns, const std::string& name) {
   return "";
 }
 
+std::unique_ptr<kube::RestClient> AdminClientThrough(int port) {
+  absl::StatusOr<kube::ClusterConfig> config = kube::LoadKubeconfig(std::getenv("KUBECONFIG"));
+  if (!config.ok()) Die(std::string(config.status().message()));
+  config->server = absl::StrCat("https://127.0.0.1:", port);
+  absl::StatusOr<std::unique_ptr<kube::RestClient>> made = kube::RestClient::Create(*config);
+  if (!made.ok()) Die(std::string(made.status().message()));
+  return *std::move(made);
+}
+
+void ControlPlane(const std::string& command) {
+  const char* root = std::getenv("INFORMERD_ROOT");
+  ASSERT_NE(root, nullptr) << "INFORMERD_ROOT (the repository) is not set";
+  std::string script = absl::StrCat(root, "/hack/control-plane.sh");
+  int rc = std::system(absl::StrCat(script, " ", command, " >&2").c_str());
+  ASSERT_EQ(rc, 0) << script << " " << command;
+}
+
+void KillApiserver() {
+  const char* dir = std::getenv("INFORMERD_CP_DIR");
+  ASSERT_NE(dir, nullptr) << "INFORMERD_CP_DIR is not set";
+  std::string pid_file = absl::StrCat(dir, "/pids/kube-apiserver.pid");
+  std::FILE* file = std::fopen(pid_file.c_str(), "r");
+  ASSERT_NE(file, nullptr) << pid_file;
+  long pid = 0;
+  ASSERT_EQ(std::fscanf(file, "%ld", &pid), 1);
+  std::fclose(file);
+  ASSERT_GT(pid, 1);
+  ASSERT_EQ(kill(static_cast<pid_t>(pid), SIGKILL), 0);
+}
+
 InProcessServer::InProcessServer(const std::vector<config::ResourceConfig>& resources,
-                                 cache::HistoryLimits history) {
+                                 cache::HistoryLimits history, kube::RestClient* client) {
+  if (client == nullptr) client = &AdminClient();
   for (const config::ResourceConfig& wanted : resources) {
     auto served = std::make_unique<service::ServedResource>();
     absl::StatusOr<kube::ResourceInfo> info =
-        kube::Discover(AdminClient(), wanted.group, wanted.version, wanted.resource);
+        kube::Discover(*client, wanted.group, wanted.version, wanted.resource);
     if (!info.ok()) Die(std::string(info.status().message()));
     served->info = *info;
     served->schema.field_indexes = wanted.field_indexes;
@@ -151,7 +184,7 @@ InProcessServer::InProcessServer(const std::vector<config::ResourceConfig>& reso
     served->informer = std::make_unique<informer::Informer>(options);
     kube::ReflectorOptions reflector_options;
     reflector_options.namespace_name = wanted.namespace_;
-    served->reflector = std::make_unique<kube::Reflector>(&AdminClient(), served->info,
+    served->reflector = std::make_unique<kube::Reflector>(client, served->info,
                                                           reflector_options, served->informer.get());
     served->reflector->Start();
     registry_.Add(std::move(served));

@@ -43,11 +43,24 @@ std::string UpdateConfigMap(const std::string& ns, const std::string& name,
                             const std::string& data);
 std::string DeleteConfigMap(const std::string& ns, const std::string& name);
 
-// One served resource and the gRPC server in front of it.
+// An admin client that reaches the apiserver through 127.0.0.1:`port` (a
+// FaultProxy), with the same credentials and TLS verification.
+std::unique_ptr<kube::RestClient> AdminClientThrough(int port);
+
+// Runs $INFORMERD_ROOT/hack/control-plane.sh COMMAND against the test
+// control plane; fails the test if it fails.
+void ControlPlane(const std::string& command);
+
+// Kills kube-apiserver with SIGKILL (its pid file is in $INFORMERD_CP_DIR).
+void KillApiserver();
+
+// The served resources and the gRPC server in front of them.
 class InProcessServer {
  public:
+  // `client` (default: AdminClient()) must outlive the server.
   explicit InProcessServer(const std::vector<config::ResourceConfig>& resources,
-                           cache::HistoryLimits history = {});
+                           cache::HistoryLimits history = {},
+                           kube::RestClient* client = nullptr);
   ~InProcessServer();
 
   v1::Cache::Stub& stub() { return *stub_; }

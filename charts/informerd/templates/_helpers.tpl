@@ -1,0 +1,168 @@
+{{/*
+Names. Kubernetes names are DNS labels: at most 63 characters, no trailing
+dash.
+*/}}
+{{- define "informerd.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+"<release>-<chart>", or the release name alone when it already contains the
+chart name, so "informerd" installs as "informerd", not
+"informerd-informerd".
+*/}}
+{{- define "informerd.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+The name of RBAC objects, which carries the release namespace: the
+ClusterRole is cluster-scoped, and Roles sit in watched namespaces, where
+releases of the same name from other namespaces may put theirs.
+*/}}
+{{- define "informerd.clusterName" -}}
+{{- printf "%s-%s" .Release.Namespace (include "informerd.fullname" .) }}
+{{- end }}
+
+{{- define "informerd.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+The standard labels (https://kubernetes.io/docs/concepts/overview/
+working-with-objects/common-labels/) on every object, without
+app.kubernetes.io/component, which each object adds.
+*/}}
+{{- define "informerd.commonLabels" -}}
+helm.sh/chart: {{ include "informerd.chart" . }}
+app.kubernetes.io/name: {{ include "informerd.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: informerd
+{{- end }}
+
+{{/*
+Labels of the server and of the objects that serve it.
+*/}}
+{{- define "informerd.labels" -}}
+{{ include "informerd.commonLabels" . }}
+app.kubernetes.io/component: server
+{{- end }}
+
+{{/*
+The labels that pick this release's informerd pods; they never change
+between upgrades (a Deployment's selector is immutable).
+*/}}
+{{- define "informerd.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "informerd.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: server
+{{- end }}
+
+{{/*
+The label a pod carries to pass the NetworkPolicy as a client.
+*/}}
+{{- define "informerd.clientLabel" -}}
+{{ include "informerd.fullname" . | trunc 56 | trimSuffix "-" }}-client: "true"
+{{- end }}
+
+{{- define "informerd.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "informerd.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- required "serviceAccount.name: required when serviceAccount.create is false" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "informerd.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+
+{{/*
+The gRPC address clients use inside the cluster.
+*/}}
+{{- define "informerd.grpcTarget" -}}
+{{- printf "%s.%s.svc:%d" (include "informerd.fullname" .) .Release.Namespace (int .Values.service.grpcPort) }}
+{{- end }}
+
+{{/*
+The resources informerd serves, as a YAML list: config.resources with the
+namespace filled in from a single watchNamespaces entry. Fails when a
+resource lies outside watchNamespaces, since the Roles would not let
+informerd read it and it would never become ready.
+*/}}
+{{- define "informerd.resources" -}}
+{{- $watch := .Values.watchNamespaces }}
+{{- $served := list }}
+{{- range $i, $resource := .Values.config.resources }}
+{{- $entry := deepCopy $resource }}
+{{- if $watch }}
+{{- $namespace := $entry.namespace | default "" }}
+{{- if and (not $namespace) (eq (len $watch) 1) }}
+{{- $namespace = first $watch }}
+{{- $_ := set $entry "namespace" $namespace }}
+{{- end }}
+{{- if not $namespace }}
+{{- fail (printf "config.resources[%d] (%s): needs a namespace, one of watchNamespaces %v" $i $resource.resource $watch) }}
+{{- end }}
+{{- if not (has $namespace $watch) }}
+{{- fail (printf "config.resources[%d] (%s): namespace %q is not in watchNamespaces %v" $i $resource.resource $namespace $watch) }}
+{{- end }}
+{{- end }}
+{{- $served = append $served $entry }}
+{{- end }}
+{{- range $namespace := $watch }}
+{{- $used := false }}
+{{- range $served }}
+{{- if eq .namespace $namespace }}
+{{- $used = true }}
+{{- end }}
+{{- end }}
+{{- if not $used }}
+{{- fail (printf "watchNamespaces: %q serves no resource in config.resources" $namespace) }}
+{{- end }}
+{{- end }}
+{{- toYaml $served }}
+{{- end }}
+
+{{/*
+RBAC rules granting get, list and watch on each resource of the YAML list
+in .resources, once per group and resource.
+*/}}
+{{- define "informerd.readRules" -}}
+{{- $seen := dict }}
+{{- range .resources }}
+{{- $group := .group | default "" }}
+{{- $key := printf "%s/%s" $group .resource }}
+{{- if not (hasKey $seen $key) }}
+{{- $_ := set $seen $key true }}
+- apiGroups: [{{ $group | quote }}]
+  resources: [{{ .resource | quote }}]
+  verbs: ["get", "list", "watch"]
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+informerd's --config file (format: server/config/config.h).
+*/}}
+{{- define "informerd.configFile" -}}
+{{- with .Values.config.history }}
+{{- if and .minEvents .maxEvents (gt (int .minEvents) (int .maxEvents)) }}
+{{- fail "config.history.minEvents: must not exceed config.history.maxEvents" }}
+{{- end }}
+{{- end }}
+{{- $config := omit .Values.config "resources" }}
+{{- $_ := set $config "resources" (include "informerd.resources" . | fromYamlArray) }}
+{{- toYaml $config }}
+{{- end }}

@@ -1,0 +1,68 @@
+"""Event handlers: what an informer calls when its cache changes.
+
+All methods run on the informer's thread, one call at a time, in the order
+of the changes. A slow handler slows the reading of the stream; the client
+buffers nothing beyond one relist, because the server bounds what a slow
+reader costs: it cuts a watcher that falls behind its history with
+RESOURCE_EXHAUSTED, and the informer then catches up by diff. Handlers should
+therefore only record what changed (e.g. enqueue the key) and leave the work
+to another thread. An exception escaping a handler is logged and does not
+stop the informer or the other handlers.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from informerd.objects import CachedObject
+
+
+class ResourceEventHandler:
+    """Override what you need; the defaults do nothing."""
+
+    def on_add(self, obj: CachedObject) -> None:
+        """A key entered the cache."""
+
+    def on_update(self, old: CachedObject, new: CachedObject) -> None:
+        """A cached object got a new resource_version."""
+
+    def on_delete(self, obj: CachedObject, final_state_unknown: bool) -> None:
+        """A key left the cache. ``final_state_unknown``: the delete was
+        learnt from a relist, so ``obj`` is the last state seen, not
+        necessarily the final one."""
+
+    def on_synced(self) -> None:
+        """Once, after the handler calls of the first listing and before
+        any live change."""
+
+
+class HandlerFuncs(ResourceEventHandler):
+    """A handler made of optional functions."""
+
+    def __init__(
+            self,
+            on_add: Optional[Callable[[CachedObject], None]] = None,
+            on_update: Optional[Callable[[CachedObject, CachedObject],
+                                         None]] = None,
+            on_delete: Optional[Callable[[CachedObject, bool], None]] = None,
+            on_synced: Optional[Callable[[], None]] = None) -> None:
+        self._on_add = on_add
+        self._on_update = on_update
+        self._on_delete = on_delete
+        self._on_synced = on_synced
+
+    def on_add(self, obj: CachedObject) -> None:
+        if self._on_add is not None:
+            self._on_add(obj)
+
+    def on_update(self, old: CachedObject, new: CachedObject) -> None:
+        if self._on_update is not None:
+            self._on_update(old, new)
+
+    def on_delete(self, obj: CachedObject, final_state_unknown: bool) -> None:
+        if self._on_delete is not None:
+            self._on_delete(obj, final_state_unknown)
+
+    def on_synced(self) -> None:
+        if self._on_synced is not None:
+            self._on_synced()

@@ -1,0 +1,138 @@
+"""Informer against an in-process scripted server: threading, resume,
+relist and shutdown, with the protocol details left to test_sync.py."""
+
+import threading
+
+import grpc
+import pytest
+
+from informerd import (Backoff, ConnectionOptions, Informer,
+                       ResourceEventHandler, SelectorError, connect)
+from fake_server import ScriptedCache, start_server
+from objects_for_tests import event
+
+TIMEOUT = 10
+
+
+class Recorder(ResourceEventHandler):
+    def __init__(self):
+        self.calls = []
+        self._changed = threading.Condition()
+
+    def _record(self, line):
+        with self._changed:
+            self.calls.append(line)
+            self._changed.notify_all()
+
+    def on_add(self, obj):
+        self._record("ADD %s %s" % (obj.key, obj.resource_version))
+
+    def on_update(self, old, new):
+        self._record("UPDATE %s %s %s" % (
+            new.key, old.resource_version, new.resource_version))
+
+    def on_delete(self, obj, final_state_unknown):
+        self._record("DELETE %s %s %s" % (
+            obj.key, obj.resource_version, final_state_unknown))
+
+    def on_synced(self):
+        self._record("SYNCED")
+
+    def wait_for(self, count):
+        with self._changed:
+            assert self._changed.wait_for(lambda: len(self.calls) >= count,
+                                          TIMEOUT), self.calls
+
+
+@pytest.fixture
+def run():
+    started = []
+
+    def start(scripts, **informer_args):
+        servicer = ScriptedCache(scripts)
+        server, port = start_server(servicer)
+        channel = connect(ConnectionOptions(["127.0.0.1:%d" % port]))
+        informer = Informer(channel, "configmaps",
+                            backoff=Backoff(0.001, 0.001), **informer_args)
+        recorder = Recorder()
+        informer.add_event_handler(recorder)
+        started.append((servicer, server, channel, informer))
+        informer.start()
+        return servicer, informer, recorder
+
+    yield start
+    for servicer, server, channel, informer in started:
+        informer.stop(TIMEOUT)
+        servicer.close()
+        channel.close()
+        server.stop(None)
+
+
+def test_resumes_then_relists_by_diff(run):
+    initial = [event("ADDED", "ns/a", "5"), event("ADDED", "ns/b", "6"),
+               event("BOOKMARK", rv="10", initial_events_end=True),
+               event("MODIFIED", "ns/a", "11")]
+    resumed = [event("DELETED", "ns/b", "12")]
+    relisted = [event("ADDED", "ns/a", "11"), event("ADDED", "ns/c", "20"),
+                event("BOOKMARK", rv="21", initial_events_end=True)]
+    servicer, informer, recorder = run([
+        (initial, (grpc.StatusCode.UNAVAILABLE, "shutting down")),
+        (resumed, (grpc.StatusCode.RESOURCE_EXHAUSTED, "fell behind")),
+        (relisted, None)], namespace="ns", label_selector="app=web")
+    recorder.wait_for(6)
+    assert recorder.calls == [
+        "ADD ns/a 5", "ADD ns/b 6", "SYNCED", "UPDATE ns/a 5 11",
+        "DELETE ns/b 12 False", "ADD ns/c 20"]
+    assert servicer.wait_for_requests(3, TIMEOUT)
+    assert [(r.resource_version, r.send_initial_events)
+            for r in servicer.requests] == [
+        ("", True), ("11", False), ("", True)]
+    first = servicer.requests[0]
+    assert (first.resource.resource, first.namespace, first.label_selector,
+            first.allow_bookmarks) == ("configmaps", "ns", "app=web", True)
+    assert informer.has_synced()
+    assert informer.lister.keys() == ["ns/a", "ns/c"]
+    assert informer.last_error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+def test_relist_reports_vanished_objects_as_final_state_unknown(run):
+    initial = [event("ADDED", "ns/a", "5"),
+               event("BOOKMARK", rv="10", initial_events_end=True)]
+    relisted = [event("BOOKMARK", rv="30", initial_events_end=True)]
+    _, informer, recorder = run([
+        (initial, (grpc.StatusCode.UNAVAILABLE, "restarting")),
+        ([], (grpc.StatusCode.OUT_OF_RANGE, "too old resource version")),
+        (relisted, None)])
+    recorder.wait_for(3)
+    assert recorder.calls == ["ADD ns/a 5", "SYNCED", "DELETE ns/a 5 True"]
+    assert len(informer.lister) == 0
+
+
+def test_wait_for_sync_and_stop_while_streaming(run):
+    servicer, informer, recorder = run([
+        ([event("BOOKMARK", rv="1", initial_events_end=True)], None)])
+    assert informer.wait_for_sync(TIMEOUT)
+    informer.stop(TIMEOUT)
+    informer.stop(TIMEOUT)  # Idempotent.
+    assert recorder.calls == ["SYNCED"]
+    assert len(servicer.requests) == 1
+
+
+def test_not_synced_while_server_fails(run):
+    servicer, informer, _ = run(
+        [([], (grpc.StatusCode.NOT_FOUND, "resource not served"))] * 3)
+    assert servicer.wait_for_requests(3, TIMEOUT)
+    assert not informer.has_synced()
+    assert not informer.wait_for_sync(0)
+
+
+def test_bad_label_selector_fails_at_construction():
+    with pytest.raises(SelectorError):
+        Informer(grpc.insecure_channel("127.0.0.1:1"), "configmaps",
+                 label_selector="a in b")
+
+
+def test_handlers_cannot_be_added_after_start(run):
+    _, informer, _ = run([])
+    with pytest.raises(RuntimeError):
+        informer.add_event_handler(ResourceEventHandler())
