@@ -21,7 +21,14 @@ installed() {
 }
 
 install() {
-  command -v npm >/dev/null || informerd::die "npm missing; install the Debian package npm"
+  # Machines that ship Node.js from elsewhere carry their own npm (and
+  # Debian's npm package conflicts with it); bare Debian needs the package.
+  if ! command -v npm >/dev/null; then
+    informerd::log "installing Debian's npm (log: $INFORMERD_CACHE/apt-npm.log)"
+    mkdir -p "$INFORMERD_CACHE"
+    DEBIAN_FRONTEND=noninteractive informerd::as_root apt-get install -y npm \
+      >"$INFORMERD_CACHE/apt-npm.log" 2>&1 || informerd::die "cannot install npm (see $INFORMERD_CACHE/apt-npm.log)"
+  fi
   command -v unzip >/dev/null || informerd::die "unzip missing; install the Debian package unzip"
   local tmp
   tmp="$(mktemp -d)"
