@@ -193,12 +193,11 @@ InProcessServer::InProcessServer(const std::vector<config::ResourceConfig>& reso
   service_options.version_wait = absl::Seconds(10);
   service_ = std::make_unique<service::CacheService>(&registry_, &metrics_, service_options);
   grpc::ServerBuilder builder;
-  int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
   builder.RegisterService(service_.get());
   server_ = builder.BuildAndStart();
-  if (server_ == nullptr || port == 0) Die("cannot start the gRPC server");
-  stub_ = v1::Cache::NewStub(grpc::CreateChannel(absl::StrCat("127.0.0.1:", port),
+  if (server_ == nullptr || port_ == 0) Die("cannot start the gRPC server");
+  stub_ = v1::Cache::NewStub(grpc::CreateChannel(absl::StrCat("127.0.0.1:", port_),
                                                  grpc::InsecureChannelCredentials()));
 }
 

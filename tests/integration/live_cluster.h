@@ -64,6 +64,8 @@ class InProcessServer {
   ~InProcessServer();
 
   v1::Cache::Stub& stub() { return *stub_; }
+  // The loopback port the gRPC server listens on.
+  int port() const { return port_; }
   service::ResourceRegistry& registry() { return registry_; }
   // Blocks until every resource is synced.
   void WaitSynced();
@@ -74,6 +76,7 @@ class InProcessServer {
   std::unique_ptr<service::CacheService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<v1::Cache::Stub> stub_;
+  int port_ = 0;
 };
 
 }  // namespace informerd::testing
