@@ -97,6 +97,25 @@ suite_resilience() {
 }
 extra_suites+=(resilience)
 
+# The unit tests and the in-process integration tests again under
+# AddressSanitizer + UndefinedBehaviorSanitizer. A separate output base keeps
+# the main run's analysis cache and bazel-* links intact. (ThreadSanitizer is
+# not run: Debian's Abseil is not built for it and every absl::Mutex reports
+# false races; see docs/DECISIONS.md.)
+suite_asan() {
+  local base="$INFORMERD_CACHE/bazel-asan" testlogs file
+  local -a env_flags
+  mapfile -t env_flags < <(test_env_flags)
+  bazel --output_base="$base" test --config=asan --symlink_prefix=/ --keep_going \
+    //server/... //client/cpp/... //tests/integration:oracle_test \
+    //tests/integration:slow_consumer_test "${env_flags[@]}" || true
+  testlogs="$(bazel --output_base="$base" info --config=asan bazel-testlogs)"
+  while IFS= read -r file; do
+    cp "$file" "$1/asan-$(tr / _ <<<"${file#"$testlogs"/}")"
+  done < <(find "$testlogs" -name test.xml)
+}
+extra_suites+=(asan)
+
 suite_python_client() {
   bazel build //server:informerd
   INFORMERD_BIN="$INFORMERD_ROOT/bazel-bin/server/informerd" \
