@@ -1,128 +1,21 @@
 #include "client/cpp/local_cache.h"
 
+#include <algorithm>
 #include <utility>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
+#include "server/selector/label_selector.h"
 
 namespace informerd {
 namespace client {
 
 namespace {
 
-// One requirement of an equality-based label selector.
-struct LabelRequirement {
-  enum class Operator { kEquals, kNotEquals, kExists, kNotExists };
-  Operator op;
-  std::string key;
-  std::string value;
-};
-
-bool IsLabelKeyChar(char c) {
-  return absl::ascii_isalnum(c) || c == '-' || c == '_' || c == '.' ||
-         c == '/';
-}
-
-bool IsLabelValueChar(char c) {
-  return absl::ascii_isalnum(c) || c == '-' || c == '_' || c == '.';
-}
-
-absl::Status SelectorError(absl::string_view reason, size_t position) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("label_selector: ", reason, " at ", position));
-}
-
-absl::StatusOr<LabelRequirement> ParseRequirement(absl::string_view term,
-                                                  size_t position) {
-  LabelRequirement requirement;
-  absl::string_view key = term;
-  absl::string_view value;
-  bool has_value = true;
-  if (size_t at = term.find("!="); at != absl::string_view::npos) {
-    requirement.op = LabelRequirement::Operator::kNotEquals;
-    key = term.substr(0, at);
-    value = term.substr(at + 2);
-  } else if (size_t at = term.find('='); at != absl::string_view::npos) {
-    requirement.op = LabelRequirement::Operator::kEquals;
-    key = term.substr(0, at);
-    value = term.substr(at + 1);
-    if (!value.empty() && value[0] == '=') value.remove_prefix(1);
-  } else if (!term.empty() && term[0] == '!') {
-    requirement.op = LabelRequirement::Operator::kNotExists;
-    key = term.substr(1);
-    has_value = false;
-  } else {
-    requirement.op = LabelRequirement::Operator::kExists;
-    has_value = false;
-  }
-  key = absl::StripAsciiWhitespace(key);
-  value = absl::StripAsciiWhitespace(value);
-  if (key.empty()) return SelectorError("missing label key", position);
-  for (char c : key) {
-    if (c == '(' || absl::ascii_isspace(c)) {
-      return SelectorError(
-          "set-based requirements (in, notin) are not supported client-side",
-          position);
-    }
-    if (!IsLabelKeyChar(c)) {
-      return SelectorError(absl::StrCat("invalid character '", std::string(1, c),
-                                        "' in label key"),
-                           position);
-    }
-  }
-  if (has_value) {
-    for (char c : value) {
-      if (!IsLabelValueChar(c)) {
-        return SelectorError(absl::StrCat("invalid character '",
-                                          std::string(1, c),
-                                          "' in label value"),
-                             position);
-      }
-    }
-  }
-  requirement.key = std::string(key);
-  requirement.value = std::string(value);
-  return requirement;
-}
-
-absl::StatusOr<std::vector<LabelRequirement>> ParseLabelSelector(
-    absl::string_view selector) {
-  std::vector<LabelRequirement> requirements;
-  if (absl::StripAsciiWhitespace(selector).empty()) return requirements;
-  size_t position = 0;
-  for (absl::string_view term : absl::StrSplit(selector, ',')) {
-    absl::StatusOr<LabelRequirement> requirement =
-        ParseRequirement(term, position);
-    if (!requirement.ok()) return requirement.status();
-    requirements.push_back(*std::move(requirement));
-    position += term.size() + 1;
-  }
-  return requirements;
-}
-
-bool Matches(const std::vector<LabelRequirement>& requirements,
-             const informerd::v1::Object& object) {
-  for (const LabelRequirement& requirement : requirements) {
-    auto label = object.labels().find(requirement.key);
-    bool present = label != object.labels().end();
-    switch (requirement.op) {
-      case LabelRequirement::Operator::kEquals:
-        if (!present || label->second != requirement.value) return false;
-        break;
-      case LabelRequirement::Operator::kNotEquals:
-        // As in Kubernetes: a missing label is "not equal".
-        if (present && label->second == requirement.value) return false;
-        break;
-      case LabelRequirement::Operator::kExists:
-        if (!present) return false;
-        break;
-      case LabelRequirement::Operator::kNotExists:
-        if (present) return false;
-        break;
-    }
-  }
-  return true;
+// The server's selector matcher reads labels as a sorted vector.
+selector::Labels SortedLabels(const informerd::v1::Object& object) {
+  selector::Labels labels(object.labels().begin(), object.labels().end());
+  std::sort(labels.begin(), labels.end());
+  return labels;
 }
 
 }  // namespace
@@ -164,13 +57,13 @@ CachedObjectPtr LocalCache::Get(absl::string_view object_namespace,
 
 absl::StatusOr<std::vector<CachedObjectPtr>> LocalCache::List(
     absl::string_view label_selector) const {
-  absl::StatusOr<std::vector<LabelRequirement>> requirements =
-      ParseLabelSelector(label_selector);
-  if (!requirements.ok()) return requirements.status();
+  absl::StatusOr<selector::LabelSelector> parsed = selector::LabelSelector::Parse(
+      std::string_view(label_selector.data(), label_selector.size()));
+  if (!parsed.ok()) return parsed.status();
   std::vector<CachedObjectPtr> matching;
   absl::ReaderMutexLock lock(&mu_);
   for (const auto& entry : objects_) {
-    if (Matches(*requirements, entry.second->object)) {
+    if (parsed->Matches(SortedLabels(entry.second->object))) {
       matching.push_back(entry.second);
     }
   }

@@ -59,10 +59,9 @@ class LocalCache {
   CachedObjectPtr Get(absl::string_view object_namespace,
                       absl::string_view name) const;
 
-  // The objects whose labels match label_selector, ordered by key. Only the
-  // equality-based syntax is understood: "k=v", "k==v", "k!=v", "k", "!k",
-  // joined by ','. INVALID_ARGUMENT names the position of an error or of a
-  // set-based requirement ("in", "notin"), which this cache does not match.
+  // The objects whose labels match label_selector, ordered by key, in full
+  // Kubernetes syntax (the server's own parser, server/selector).
+  // INVALID_ARGUMENT names the position of a syntax error.
   absl::StatusOr<std::vector<CachedObjectPtr>> List(
       absl::string_view label_selector) const;
 
