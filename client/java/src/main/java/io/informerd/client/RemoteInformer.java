@@ -208,8 +208,9 @@ public final class RemoteInformer implements AutoCloseable {
         }
         continue;
       }
-      updater.applyEvent(event);
+      // Before the handlers run, so they see the version they are called for.
       resourceVersion = event.getResourceVersion();
+      updater.applyEvent(event);
     }
   }
 
@@ -228,8 +229,8 @@ public final class RemoteInformer implements AutoCloseable {
         if (!event.getInitialEventsEnd()) {
           return false;
         }
-        updater.applyRelist(initial);
         resourceVersion = event.getResourceVersion();
+        updater.applyRelist(initial);
         relistNeeded = false;
         if (!hasSynced()) {
           synced.countDown();
