@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
@@ -24,6 +25,8 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "server/admin/admin_server.h"
+#include "server/auth/authorizer.h"
+#include "server/auth/kube_reviewer.h"
 #include "server/config/config.h"
 #include "server/kube/kubeconfig.h"
 #include "server/kube/rest_client.h"
@@ -31,6 +34,7 @@
 #include "server/metrics/metrics.h"
 #include "server/service/cache_service.h"
 #include "server/service/served_resource.h"
+#include "server/tls/server_credentials.h"
 
 ABSL_FLAG(std::string, kubeconfig, "",
           "kubeconfig file; empty: $KUBECONFIG, else the in-cluster service account");
@@ -41,6 +45,15 @@ ABSL_FLAG(std::string, resources, "",
 ABSL_FLAG(std::string, grpc_address, "0.0.0.0:50051", "gRPC listen address");
 ABSL_FLAG(std::string, http_address, "0.0.0.0:8080",
           "HTTP listen address for /healthz, /readyz and /metrics");
+ABSL_FLAG(std::string, auth_mode, "",
+          "none (anyone may read what is served) or kubernetes (bearer token, TokenReview and "
+          "SubjectAccessReview per read); empty: the config file's authMode, else none");
+ABSL_FLAG(std::string, tls_cert_file, "",
+          "PEM certificate chain for the gRPC port; with --tls-key-file enables TLS, re-read "
+          "when it changes");
+ABSL_FLAG(std::string, tls_key_file, "", "PEM private key for --tls-cert-file");
+ABSL_FLAG(std::string, client_ca_file, "",
+          "PEM CA bundle; set: gRPC clients must present a certificate it signed (mTLS)");
 ABSL_FLAG(std::string, log_level, "info", "debug, info, warning or error");
 ABSL_FLAG(bool, log_json, false, "log JSON lines");
 
@@ -74,6 +87,20 @@ config::Config LoadConfig() {
       config::ParseResourceList(absl::GetFlag(FLAGS_resources));
   if (!extra.ok()) Fatal(std::string(extra.status().message()));
   for (config::ResourceConfig& resource : *extra) config.resources.push_back(std::move(resource));
+  if (std::string mode = absl::GetFlag(FLAGS_auth_mode); !mode.empty()) {
+    absl::StatusOr<config::AuthMode> parsed = config::ParseAuthMode(mode);
+    if (!parsed.ok()) Fatal(absl::StrCat("--auth-mode: ", parsed.status().message()));
+    config.auth.mode = *parsed;
+  }
+  if (std::string file = absl::GetFlag(FLAGS_tls_cert_file); !file.empty()) {
+    config.tls.cert_file = file;
+  }
+  if (std::string file = absl::GetFlag(FLAGS_tls_key_file); !file.empty()) {
+    config.tls.key_file = file;
+  }
+  if (std::string file = absl::GetFlag(FLAGS_client_ca_file); !file.empty()) {
+    config.tls.client_ca_file = file;
+  }
   if (config.resources.empty()) {
     Fatal("nothing to serve: name resources with --resources=configmaps,pods or in --config");
   }
@@ -135,8 +162,43 @@ int Run() {
   absl::StatusOr<std::unique_ptr<kube::RestClient>> client = kube::RestClient::Create(*cluster);
   if (!client.ok()) Fatal(std::string(client.status().message()));
 
+  tls::TlsFiles tls_files{config.tls.cert_file, config.tls.key_file, config.tls.client_ca_file,
+                          config.tls.refresh_interval};
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      tls::MakeServerCredentials(tls_files);
+  if (!credentials.ok()) Fatal(std::string(credentials.status().message()));
+
+  // Reviews get a client of their own with a short timeout: they run inside
+  // gRPC callbacks.
+  std::unique_ptr<kube::RestClient> review_client;
+  std::unique_ptr<auth::KubeReviewer> reviewer;
+  std::unique_ptr<auth::Authorizer> authorizer;
+  if (config.auth.mode == config::AuthMode::kKubernetes) {
+    kube::RestClientOptions review_options;
+    review_options.connect_timeout = config.auth.review_timeout;
+    review_options.request_timeout = config.auth.review_timeout;
+    absl::StatusOr<std::unique_ptr<kube::RestClient>> made =
+        kube::RestClient::Create(*cluster, review_options);
+    if (!made.ok()) Fatal(std::string(made.status().message()));
+    review_client = *std::move(made);
+    reviewer = std::make_unique<auth::KubeReviewer>(review_client.get());
+    auth::AuthorizerOptions authorizer_options;
+    authorizer_options.token_ttl = config.auth.token_ttl;
+    authorizer_options.decision_ttl = config.auth.decision_ttl;
+    authorizer_options.cache_capacity = config.auth.cache_size;
+    authorizer = std::make_unique<auth::Authorizer>(reviewer.get(), authorizer_options);
+  }
+
   service::ResourceRegistry registry;
   for (const config::ResourceConfig& wanted : config.resources) {
+    if (config::IsSensitive(config, wanted)) {
+      log::Warning(kComponent,
+                   absl::StrCat("serving the sensitive resource ", wanted.resource,
+                                wanted.group.empty() ? "" : absl::StrCat(".", wanted.group),
+                                " because the configuration names it",
+                                authorizer == nullptr ? ", to every caller (--auth-mode=none)"
+                                                      : ""));
+    }
     registry.Add(StartResource(**client, config, wanted));
   }
 
@@ -145,6 +207,12 @@ int Run() {
   service_options.version_wait = config.read_wait;
   service_options.bookmark_interval = config.bookmark_interval;
   service_options.max_page_bytes = config.max_page_bytes;
+  service_options.authorizer = authorizer.get();
+  service_options.auth_recheck_interval = config.auth.recheck_interval;
+  service_options.max_watches = config.limits.max_watches;
+  service_options.max_watches_per_identity = config.limits.max_watches_per_identity;
+  service_options.max_lists = config.limits.max_lists;
+  service_options.max_lists_per_identity = config.limits.max_lists_per_identity;
   service::CacheService cache_service(&registry, &metrics, service_options);
 
   grpc::EnableDefaultHealthCheckService(true);
@@ -152,16 +220,25 @@ int Run() {
   grpc::ServerBuilder builder;
   std::string grpc_address = absl::GetFlag(FLAGS_grpc_address);
   int bound_port = 0;
-  builder.AddListeningPort(grpc_address, grpc::InsecureServerCredentials(), &bound_port);
+  builder.AddListeningPort(grpc_address, *credentials, &bound_port);
   builder.RegisterService(&cache_service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || bound_port == 0) Fatal(absl::StrCat("--grpc-address: cannot listen on ", grpc_address));
-  log::Warning(kComponent, absl::StrCat("gRPC on ", grpc_address,
-                                        " in plaintext, without authentication"));
+  std::string transport = tls::Describe(tls_files);
+  std::string serving = absl::StrCat(
+      "gRPC on ", grpc_address, " over ", transport,
+      authorizer == nullptr ? ", without authentication (--auth-mode=none)"
+                            : ", with Kubernetes authentication and RBAC (--auth-mode=kubernetes)");
+  if (authorizer == nullptr || transport == "plaintext") {
+    log::Warning(kComponent, serving);
+  } else {
+    log::Info(kComponent, serving);
+  }
   grpc::HealthCheckServiceInterface* health = server->GetHealthCheckService();
   health->SetServingStatus(false);
 
-  admin::AdminServer admin(&registry, &metrics);
+  std::atomic<bool> ready{false};
+  admin::AdminServer admin(&registry, &metrics, &ready);
   if (absl::Status status = admin.Start(absl::GetFlag(FLAGS_http_address)); !status.ok()) {
     Fatal(std::string(status.message()));
   }
@@ -169,13 +246,14 @@ int Run() {
 
   absl::Notification stopping;
   std::thread readiness([&] {
-    while (!stopping.WaitForNotificationWithTimeout(absl::Milliseconds(100))) {
-      if (registry.AllSynced()) {
-        health->SetServingStatus(true);
-        log::Info(kComponent, "all resources synced; serving");
-        return;
+    for (const auto& served : registry.all()) {
+      while (!served->informer->WaitForVersion(0, absl::Milliseconds(100))) {
+        if (stopping.HasBeenNotified()) return;
       }
     }
+    health->SetServingStatus(true);
+    ready = true;
+    log::Info(kComponent, "all resources synced; serving");
   });
 
   sigset_t signals;
@@ -187,6 +265,7 @@ int Run() {
   log::Info(kComponent, absl::StrCat("signal ", signal_number, ": draining"));
   stopping.Notify();
   readiness.join();
+  ready = false;
   health->SetServingStatus(false);
   cache_service.EndWatches();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));

@@ -8,9 +8,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 log_dir="${INFORMERD_CACHE:-$HOME/.cache/informerd}"
 mkdir -p "$log_dir"
 log="$log_dir/cpp-example-build.log"
-if ! (cd "$root" && bazel build //client/cpp:example) >"$log" 2>&1; then
+# bazel info names this build's output directory; the bazel-bin symlink
+# follows whichever build ran last, whatever its options.
+if ! bin_dir="$(cd "$root" && bazel build //client/cpp:example >"$log" 2>&1 &&
+  bazel info bazel-bin 2>>"$log")"; then
   echo "run-example.sh: building //client/cpp:example failed; last lines of $log:" >&2
   tail -n 30 "$log" >&2
   exit 1
 fi
-exec "$root/bazel-bin/client/cpp/example" "$@"
+exec "$bin_dir/client/cpp/example" "$@"

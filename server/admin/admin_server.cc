@@ -10,8 +10,12 @@
 
 namespace informerd::admin {
 
-AdminServer::AdminServer(const service::ResourceRegistry* registry, metrics::Metrics* metrics)
-    : registry_(registry), metrics_(metrics), server_(std::make_unique<httplib::Server>()) {}
+AdminServer::AdminServer(const service::ResourceRegistry* registry, metrics::Metrics* metrics,
+                         const std::atomic<bool>* serving)
+    : registry_(registry),
+      metrics_(metrics),
+      serving_(serving),
+      server_(std::make_unique<httplib::Server>()) {}
 
 AdminServer::~AdminServer() { Stop(); }
 
@@ -28,17 +32,19 @@ absl::Status AdminServer::Start(const std::string& address) {
     response.set_content("ok\n", "text/plain");
   });
   server_->Get("/readyz", [this](const httplib::Request&, httplib::Response& response) {
+    if (serving_->load()) {
+      response.set_content("ok\n", "text/plain");
+      return;
+    }
     std::vector<std::string> syncing;
     for (const auto& served : registry_->all()) {
       if (!served->informer->synced()) syncing.push_back(served->DisplayName());
     }
-    if (syncing.empty()) {
-      response.set_content("ok\n", "text/plain");
-    } else {
-      response.status = 503;
-      response.set_content(absl::StrCat("syncing: ", absl::StrJoin(syncing, ", "), "\n"),
-                           "text/plain");
-    }
+    response.status = 503;
+    response.set_content(syncing.empty()
+                             ? std::string("starting\n")
+                             : absl::StrCat("syncing: ", absl::StrJoin(syncing, ", "), "\n"),
+                         "text/plain");
   });
   server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
     std::vector<prometheus::MetricFamily> families = metrics_->registry().Collect();

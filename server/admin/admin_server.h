@@ -1,13 +1,15 @@
 // AdminServer: the HTTP endpoints operators and kubelets probe.
 //   /healthz  200 while the process serves at all
-//   /readyz   200 once every configured resource is synced, else 503 naming
-//             the resources still syncing
+//   /readyz   200 once informerd serves (every configured resource synced
+//             and the gRPC health service says SERVING, set together so
+//             both probes agree), else 503 naming the resources still syncing
 //   /metrics  Prometheus text format
 //
 // Thread safety: Start/Stop from one thread; handlers run on httplib's pool.
 #ifndef INFORMERD_SERVER_ADMIN_ADMIN_SERVER_H_
 #define INFORMERD_SERVER_ADMIN_ADMIN_SERVER_H_
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
@@ -24,8 +26,10 @@ namespace informerd::admin {
 
 class AdminServer {
  public:
-  // `registry` and `metrics` must outlive the server.
-  AdminServer(const service::ResourceRegistry* registry, metrics::Metrics* metrics);
+  // `registry`, `metrics` and `serving` must outlive the server. `serving`
+  // is set by whoever marks the gRPC health service SERVING.
+  AdminServer(const service::ResourceRegistry* registry, metrics::Metrics* metrics,
+              const std::atomic<bool>* serving);
   ~AdminServer();
 
   // Binds `address` ("host:port") and serves in a background thread.
@@ -35,6 +39,7 @@ class AdminServer {
  private:
   const service::ResourceRegistry* const registry_;
   metrics::Metrics* const metrics_;
+  const std::atomic<bool>* const serving_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
 };

@@ -1,5 +1,6 @@
 #include "server/config/config.h"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -110,10 +111,60 @@ class Parser {
     return absl::OkStatus();
   }
 
+  absl::Status Tls(const YAML::Node& node, const std::string& where, TlsConfig* out) const {
+    if (auto status = CheckKeys(node, where, {"certFile", "keyFile", "clientCaFile",
+                                              "refreshSeconds"});
+        !status.ok()) {
+      return status;
+    }
+    for (const auto& entry : node) {
+      std::string key = entry.first.as<std::string>();
+      std::string path = Join(where, key);
+      absl::Status status;
+      int64_t number = 0;
+      if (key == "certFile") status = String(entry.second, path, &out->cert_file);
+      if (key == "keyFile") status = String(entry.second, path, &out->key_file);
+      if (key == "clientCaFile") status = String(entry.second, path, &out->client_ca_file);
+      if (key == "refreshSeconds") {
+        status = Count(entry.second, path, 1, 86400, &number);
+        out->refresh_interval = absl::Seconds(number);
+      }
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Limits(const YAML::Node& node, const std::string& where,
+                      LimitsConfig* out) const {
+    if (auto status = CheckKeys(node, where, {"maxWatches", "maxWatchesPerIdentity", "maxLists",
+                                              "maxListsPerIdentity"});
+        !status.ok()) {
+      return status;
+    }
+    for (const auto& entry : node) {
+      std::string key = entry.first.as<std::string>();
+      int64_t number = 0;
+      if (auto status = Count(entry.second, Join(where, key), 1, 1'000'000, &number);
+          !status.ok()) {
+        return status;
+      }
+      size_t count = static_cast<size_t>(number);
+      if (key == "maxWatches") out->max_watches = count;
+      if (key == "maxWatchesPerIdentity") out->max_watches_per_identity = count;
+      if (key == "maxLists") out->max_lists = count;
+      if (key == "maxListsPerIdentity") out->max_lists_per_identity = count;
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status Top(const YAML::Node& root, Config* config) const {
     if (root.IsNull()) return Error("(top level)", "empty file");
     if (auto status = CheckKeys(root, "", {"resources", "history", "readWaitSeconds",
-                                           "bookmarkIntervalSeconds", "maxPageBytes"});
+                                           "bookmarkIntervalSeconds", "maxPageBytes", "authMode",
+                                           "authTokenCacheSeconds", "authDecisionCacheSeconds",
+                                           "authCacheSize", "authRecheckSeconds",
+                                           "authReviewTimeoutSeconds", "sensitiveResources",
+                                           "tls", "limits"});
         !status.ok()) {
       return status;
     }
@@ -160,6 +211,34 @@ class Parser {
       } else if (key == "maxPageBytes") {
         status = Count(value, key, 1024, 4 << 20, &number);
         config->max_page_bytes = static_cast<size_t>(number);
+      } else if (key == "authMode") {
+        std::string text;
+        status = String(value, key, &text);
+        if (!status.ok()) return status;
+        absl::StatusOr<AuthMode> mode = ParseAuthMode(text);
+        if (!mode.ok()) return Error(key, std::string(mode.status().message()));
+        config->auth.mode = *mode;
+      } else if (key == "authTokenCacheSeconds") {
+        status = Count(value, key, 0, 3600, &number);
+        config->auth.token_ttl = absl::Seconds(number);
+      } else if (key == "authDecisionCacheSeconds") {
+        status = Count(value, key, 0, 3600, &number);
+        config->auth.decision_ttl = absl::Seconds(number);
+      } else if (key == "authCacheSize") {
+        status = Count(value, key, 1, 10'000'000, &number);
+        config->auth.cache_size = static_cast<size_t>(number);
+      } else if (key == "authRecheckSeconds") {
+        status = Count(value, key, 1, 86400, &number);
+        config->auth.recheck_interval = absl::Seconds(number);
+      } else if (key == "authReviewTimeoutSeconds") {
+        status = Count(value, key, 1, 60, &number);
+        config->auth.review_timeout = absl::Seconds(number);
+      } else if (key == "sensitiveResources") {
+        status = Strings(value, key, &config->sensitive_resources);
+      } else if (key == "tls") {
+        status = Tls(value, key, &config->tls);
+      } else if (key == "limits") {
+        status = Limits(value, key, &config->limits);
       }
       if (!status.ok()) return status;
     }
@@ -191,6 +270,21 @@ absl::StatusOr<Config> LoadConfigFile(const std::string& path) {
   std::stringstream text;
   text << file.rdbuf();
   return ParseConfig(text.str(), path);
+}
+
+absl::StatusOr<AuthMode> ParseAuthMode(std::string_view text) {
+  if (text == "none") return AuthMode::kNone;
+  if (text == "kubernetes") return AuthMode::kKubernetes;
+  return absl::InvalidArgumentError(
+      absl::StrCat("\"", std::string(text), "\" is not an auth mode; use none or kubernetes"));
+}
+
+bool IsSensitive(const Config& config, const ResourceConfig& resource) {
+  std::string name =
+      resource.group.empty() ? resource.resource : absl::StrCat(resource.resource, ".", resource.group);
+  if (name == "secrets") return true;
+  return std::find(config.sensitive_resources.begin(), config.sensitive_resources.end(), name) !=
+         config.sensitive_resources.end();
 }
 
 absl::StatusOr<std::vector<ResourceConfig>> ParseResourceList(std::string_view list) {

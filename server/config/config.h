@@ -31,8 +31,47 @@ struct ResourceConfig {
   std::vector<std::string> drop_fields;
 };
 
+enum class AuthMode {
+  kNone,        // every caller may read everything served
+  kKubernetes,  // TokenReview + SubjectAccessReview per read
+};
+
+struct AuthConfig {
+  AuthMode mode = AuthMode::kNone;
+  absl::Duration token_ttl = absl::Seconds(30);
+  absl::Duration decision_ttl = absl::Seconds(10);
+  size_t cache_size = 10000;  // entries per cache (tokens, decisions)
+  // An open Watch is authorized again this often; withdrawn permission ends
+  // it with PERMISSION_DENIED.
+  absl::Duration recheck_interval = absl::Seconds(60);
+  // Bounds each TokenReview and SubjectAccessReview request.
+  absl::Duration review_timeout = absl::Seconds(5);
+};
+
+// TLS for the gRPC port; no certificate means plaintext.
+struct TlsConfig {
+  std::string cert_file;
+  std::string key_file;
+  std::string client_ca_file;  // set: clients need a certificate it signed
+  absl::Duration refresh_interval = absl::Minutes(1);
+};
+
+// Per caller identity and in total.
+struct LimitsConfig {
+  size_t max_watches = 10000;
+  size_t max_watches_per_identity = 100;
+  size_t max_lists = 256;
+  size_t max_lists_per_identity = 16;
+};
+
 struct Config {
   std::vector<ResourceConfig> resources;
+  AuthConfig auth;
+  TlsConfig tls;
+  LimitsConfig limits;
+  // Served only when named in resources (as everything is), and logged at
+  // start; "secrets" is always in the list. RESOURCE or RESOURCE.GROUP.
+  std::vector<std::string> sensitive_resources = {"secrets"};
   cache::HistoryLimits history;
   absl::Duration read_wait = absl::Seconds(3);
   absl::Duration bookmark_interval = absl::Minutes(1);
@@ -44,6 +83,12 @@ absl::StatusOr<Config> ParseConfig(std::string_view yaml, std::string_view sourc
 
 // Reads and parses a config file.
 absl::StatusOr<Config> LoadConfigFile(const std::string& path);
+
+// "none" or "kubernetes", for --auth-mode.
+absl::StatusOr<AuthMode> ParseAuthMode(std::string_view text);
+
+// Whether `resource` is in `config.sensitive_resources`.
+bool IsSensitive(const Config& config, const ResourceConfig& resource);
 
 // Parses the --resources flag: "configmaps,pods,deployments.apps" (a plural
 // resource, then optionally '.' and its group) into resources with defaults.

@@ -34,6 +34,70 @@ maxPageBytes: 100000
   EXPECT_EQ(config->read_wait, absl::Seconds(5));
 }
 
+TEST(Config, ParsesSecurityKeys) {
+  absl::StatusOr<Config> config = ParseConfig(R"(
+authMode: kubernetes
+authTokenCacheSeconds: 20
+authDecisionCacheSeconds: 5
+authCacheSize: 50
+authRecheckSeconds: 15
+authReviewTimeoutSeconds: 2
+sensitiveResources: [tokens.example.com]
+tls:
+  certFile: /tls/tls.crt
+  keyFile: /tls/tls.key
+  clientCaFile: /tls/ca.crt
+  refreshSeconds: 10
+limits:
+  maxWatches: 500
+  maxWatchesPerIdentity: 5
+  maxLists: 40
+  maxListsPerIdentity: 4
+)", "test.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->auth.mode, AuthMode::kKubernetes);
+  EXPECT_EQ(config->auth.token_ttl, absl::Seconds(20));
+  EXPECT_EQ(config->auth.decision_ttl, absl::Seconds(5));
+  EXPECT_EQ(config->auth.cache_size, 50u);
+  EXPECT_EQ(config->auth.recheck_interval, absl::Seconds(15));
+  EXPECT_EQ(config->auth.review_timeout, absl::Seconds(2));
+  EXPECT_EQ(config->tls.cert_file, "/tls/tls.crt");
+  EXPECT_EQ(config->tls.key_file, "/tls/tls.key");
+  EXPECT_EQ(config->tls.client_ca_file, "/tls/ca.crt");
+  EXPECT_EQ(config->tls.refresh_interval, absl::Seconds(10));
+  EXPECT_EQ(config->limits.max_watches, 500u);
+  EXPECT_EQ(config->limits.max_watches_per_identity, 5u);
+  EXPECT_EQ(config->limits.max_lists, 40u);
+  EXPECT_EQ(config->limits.max_lists_per_identity, 4u);
+  EXPECT_TRUE(IsSensitive(*config, ResourceConfig{"example.com", "", "tokens"}));
+  // Secrets stay sensitive whatever the list says.
+  EXPECT_TRUE(IsSensitive(*config, ResourceConfig{"", "", "secrets"}));
+  EXPECT_FALSE(IsSensitive(*config, ResourceConfig{"", "", "configmaps"}));
+}
+
+TEST(Config, SecurityDefaults) {
+  Config config;
+  EXPECT_EQ(config.auth.mode, AuthMode::kNone);
+  EXPECT_EQ(config.auth.recheck_interval, absl::Seconds(60));
+  EXPECT_TRUE(config.tls.cert_file.empty());
+  EXPECT_TRUE(IsSensitive(config, ResourceConfig{"", "", "secrets"}));
+}
+
+TEST(Config, AuthMode) {
+  EXPECT_EQ(*ParseAuthMode("none"), AuthMode::kNone);
+  EXPECT_EQ(*ParseAuthMode("kubernetes"), AuthMode::kKubernetes);
+  EXPECT_EQ(ParseAuthMode("rbac").status().message(),
+            "\"rbac\" is not an auth mode; use none or kubernetes");
+  absl::StatusOr<Config> config = ParseConfig("authMode: rbac\n", "f.yaml");
+  EXPECT_EQ(config.status().message(),
+            "config f.yaml: authMode: \"rbac\" is not an auth mode; use none or kubernetes");
+  config = ParseConfig("limits:\n  maxWatches: 0\n", "f.yaml");
+  EXPECT_EQ(config.status().message(),
+            "config f.yaml: limits.maxWatches: must be between 1 and 1000000");
+  config = ParseConfig("tls:\n  cert: x\n", "f.yaml");
+  EXPECT_EQ(config.status().message(), "config f.yaml: tls.cert: unknown key");
+}
+
 TEST(Config, ErrorsNameTheFileKeyAndReason) {
   struct Case {
     const char* yaml;

@@ -35,7 +35,12 @@ Metrics::Metrics()
                             .Name("informerd_dispatch_latency_seconds")
                             .Help("From an event's arrival from the API server to its write to a watcher.")
                             .Register(*registry_)
-                            .Add({}, LatencyBuckets())) {}
+                            .Add({}, LatencyBuckets())),
+      requests_rejected_(prometheus::BuildCounter()
+                             .Name("informerd_requests_rejected_total")
+                             .Help("Calls refused before they ran, by method and reason "
+                                   "(authentication, authorization, concurrency limits).")
+                             .Register(*registry_)) {}
 
 void Metrics::ObserveRpc(const std::string& method, const std::string& code, double seconds) {
   rpcs_.Add({{"method", method}, {"code", code}}).Increment();
@@ -55,5 +60,9 @@ prometheus::Counter& Metrics::EventsDispatched(const std::string& resource) {
 }
 
 void Metrics::ObserveDispatchLatency(double seconds) { dispatch_latency_.Observe(seconds); }
+
+void Metrics::RequestRejected(const std::string& method, const std::string& reason) {
+  requests_rejected_.Add({{"method", method}, {"reason", reason}}).Increment();
+}
 
 }  // namespace informerd::metrics

@@ -34,6 +34,10 @@ class Metrics {
   prometheus::Counter& EventsDispatched(const std::string& resource);
   // Time from an event's arrival to its write to a watcher.
   void ObserveDispatchLatency(double seconds);
+  // A call refused before it ran; reason: "unauthenticated",
+  // "permission_denied", "auth_unavailable", "identity_limit",
+  // "global_limit".
+  void RequestRejected(const std::string& method, const std::string& reason);
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
@@ -43,6 +47,7 @@ class Metrics {
   prometheus::Family<prometheus::Counter>& watcher_terminations_;
   prometheus::Family<prometheus::Counter>& events_dispatched_;
   prometheus::Histogram& dispatch_latency_;
+  prometheus::Family<prometheus::Counter>& requests_rejected_;
 };
 
 }  // namespace informerd::metrics

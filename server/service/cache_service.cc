@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "server/auth/bearer_token.h"
 #include "server/cache/resource_version.h"
 #include "server/service/continue_token.h"
 #include "server/service/request_filter.h"
@@ -57,6 +58,27 @@ grpc::Status AwaitVersion(const ServedResource& resource, uint64_t version,
                    " (the cache is ", version - current, " versions behind; retry)"));
 }
 
+// Object names are DNS subdomains at most; longer is never a real object.
+constexpr size_t kMaxNameBytes = 253;
+
+// "ipv4:10.0.0.1:5000" -> "ipv4:10.0.0.1": one identity per client host.
+std::string PeerHost(const std::string& peer) {
+  size_t colon = peer.rfind(':');
+  size_t first = peer.find(':');
+  return colon == std::string::npos || colon == first ? peer : peer.substr(0, colon);
+}
+
+const char* RejectionReason(absl::StatusCode code) {
+  switch (code) {
+    case absl::StatusCode::kUnauthenticated:
+      return "unauthenticated";
+    case absl::StatusCode::kPermissionDenied:
+      return "permission_denied";
+    default:
+      return "auth_unavailable";
+  }
+}
+
 // A Watch that fails before streaming.
 class FailedWatch : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
@@ -68,7 +90,52 @@ class FailedWatch : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 
 CacheService::CacheService(const ResourceRegistry* registry, metrics::Metrics* metrics,
                            CacheServiceOptions options)
-    : registry_(registry), metrics_(metrics), options_(options) {}
+    : registry_(registry),
+      metrics_(metrics),
+      options_(options),
+      watch_limiter_("concurrent Watch streams", options.max_watches_per_identity,
+                     options.max_watches),
+      list_limiter_("in-flight Lists", options.max_lists_per_identity, options.max_lists) {
+  if (options_.authorizer != nullptr) recheck_worker_ = std::make_unique<auth::RecheckWorker>();
+}
+
+grpc::Status CacheService::Authenticate(grpc::CallbackServerContext* context, const char* method,
+                                        Caller* caller) {
+  if (options_.authorizer == nullptr) {
+    caller->identity = PeerHost(context->peer());
+    return grpc::Status::OK;
+  }
+  std::vector<std::string_view> values;
+  auto [begin, end] = context->client_metadata().equal_range("authorization");
+  for (auto it = begin; it != end; ++it) values.emplace_back(it->second.data(), it->second.size());
+  absl::StatusOr<std::string> token = auth::BearerTokenFromMetadata(values);
+  absl::StatusOr<auth::UserInfo> user =
+      token.ok() ? options_.authorizer->Authenticate(*token) : token.status();
+  if (!user.ok()) {
+    metrics_->RequestRejected(method, RejectionReason(user.status().code()));
+    return ToGrpc(user.status());
+  }
+  caller->user = *std::move(user);
+  caller->token = *std::move(token);
+  caller->identity = absl::StrCat("user:", caller->user.username);
+  return grpc::Status::OK;
+}
+
+grpc::Status CacheService::Authorize(const Caller& caller, const ServedResource& resource,
+                                     auth::ResourceAttributes attributes, const char* method) {
+  if (options_.authorizer == nullptr) return grpc::Status::OK;
+  attributes.group = resource.info.group;
+  attributes.resource = resource.info.resource;
+  absl::Status status = options_.authorizer->Authorize(caller.user, attributes);
+  if (status.ok()) return grpc::Status::OK;
+  metrics_->RequestRejected(method, RejectionReason(status.code()));
+  std::string message(status.message());
+  if (status.code() == absl::StatusCode::kPermissionDenied && resource.info.namespaced &&
+      attributes.namespace_.empty()) {
+    absl::StrAppend(&message, "; set namespace");
+  }
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), message);
+}
 
 grpc::ServerUnaryReactor* CacheService::FinishUnary(grpc::CallbackServerContext* context,
                                                     const char* method, absl::Time start,
@@ -84,14 +151,30 @@ grpc::ServerUnaryReactor* CacheService::List(grpc::CallbackServerContext* contex
                                              const grpc::ByteBuffer* request,
                                              grpc::ByteBuffer* response) {
   absl::Time start = absl::Now();
-  return FinishUnary(context, "List", start, DoList(*request, response));
+  Caller caller;
+  grpc::Status status = Authenticate(context, "List", &caller);
+  if (status.ok()) status = DoList(caller, *request, response);
+  return FinishUnary(context, "List", start, status);
 }
 
-grpc::Status CacheService::DoList(const grpc::ByteBuffer& buffer, grpc::ByteBuffer* response) {
+grpc::Status CacheService::DoList(const Caller& caller, const grpc::ByteBuffer& buffer,
+                                  grpc::ByteBuffer* response) {
   v1::ListRequest request;
   if (grpc::Status status = ParseRequest(buffer, &request); !status.ok()) return status;
   absl::StatusOr<ServedResource*> resource = registry_->Find(request.resource());
   if (!resource.ok()) return ToGrpc(resource.status());
+  if (grpc::Status status = Authorize(caller, **resource, {"list", "", "", request.namespace_(), ""},
+                                      "List");
+      !status.ok()) {
+    return status;
+  }
+  bool per_identity = false;
+  absl::StatusOr<limits::ConcurrencyLimiter::Permit> permit =
+      list_limiter_.Acquire(caller.identity, &per_identity);
+  if (!permit.ok()) {
+    metrics_->RequestRejected("List", per_identity ? "identity_limit" : "global_limit");
+    return ToGrpc(permit.status());
+  }
   absl::StatusOr<cache::Filter> filter =
       MakeFilter(**resource, {request.namespace_(), request.label_selector(),
                               request.field_selector(), request.index_name(),
@@ -132,21 +215,38 @@ grpc::ServerUnaryReactor* CacheService::Get(grpc::CallbackServerContext* context
                                             const grpc::ByteBuffer* request,
                                             grpc::ByteBuffer* response) {
   absl::Time start = absl::Now();
-  return FinishUnary(context, "Get", start, DoGet(*request, response));
+  Caller caller;
+  grpc::Status status = Authenticate(context, "Get", &caller);
+  if (status.ok()) status = DoGet(caller, *request, response);
+  return FinishUnary(context, "Get", start, status);
 }
 
-grpc::Status CacheService::DoGet(const grpc::ByteBuffer& buffer, grpc::ByteBuffer* response) {
+grpc::Status CacheService::DoGet(const Caller& caller, const grpc::ByteBuffer& buffer,
+                                 grpc::ByteBuffer* response) {
   v1::GetRequest request;
   if (grpc::Status status = ParseRequest(buffer, &request); !status.ok()) return status;
   absl::StatusOr<ServedResource*> resource = registry_->Find(request.resource());
   if (!resource.ok()) return ToGrpc(resource.status());
   if (request.name().empty()) return Invalid("name: required");
+  if (request.name().size() > kMaxNameBytes) {
+    return Invalid(absl::StrCat("name: longer than ", kMaxNameBytes, " characters"));
+  }
   if ((*resource)->info.namespaced && request.namespace_().empty()) {
     return Invalid(absl::StrCat("namespace: required for ", (*resource)->DisplayName()));
   }
   if (!(*resource)->info.namespaced && !request.namespace_().empty()) {
     return Invalid(absl::StrCat("namespace: ", (*resource)->DisplayName(),
                                 " is cluster-scoped; leave namespace empty"));
+  }
+  // Validates the namespace's syntax and length.
+  if (absl::StatusOr<cache::Filter> filter = MakeFilter(**resource, {request.namespace_()});
+      !filter.ok()) {
+    return ToGrpc(filter.status());
+  }
+  if (grpc::Status status = Authorize(
+          caller, **resource, {"get", "", "", request.namespace_(), request.name()}, "Get");
+      !status.ok()) {
+    return status;
   }
   uint64_t min_version = 0;
   if (grpc::Status status =
@@ -172,7 +272,9 @@ grpc::Status CacheService::DoGet(const grpc::ByteBuffer& buffer, grpc::ByteBuffe
 grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::Watch(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
   WatchStream* stream = nullptr;
-  grpc::Status status = StartWatch(*request, &stream);
+  Caller caller;
+  grpc::Status status = Authenticate(context, "Watch", &caller);
+  if (status.ok()) status = StartWatch(caller, *request, &stream);
   if (!status.ok()) {
     metrics_->ObserveRpc("Watch", std::to_string(static_cast<int>(status.error_code())), 0);
     return new FailedWatch(status);
@@ -181,12 +283,25 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::Watch(
   return stream;
 }
 
-grpc::Status CacheService::StartWatch(const grpc::ByteBuffer& buffer, WatchStream** stream) {
+grpc::Status CacheService::StartWatch(const Caller& caller, const grpc::ByteBuffer& buffer,
+                                      WatchStream** stream) {
   v1::WatchRequest request;
   if (grpc::Status status = ParseRequest(buffer, &request); !status.ok()) return status;
   absl::StatusOr<ServedResource*> found = registry_->Find(request.resource());
   if (!found.ok()) return ToGrpc(found.status());
   ServedResource& resource = **found;
+  auth::ResourceAttributes attributes{"watch", resource.info.group, resource.info.resource,
+                                      request.namespace_(), ""};
+  if (grpc::Status status = Authorize(caller, resource, attributes, "Watch"); !status.ok()) {
+    return status;
+  }
+  bool per_identity = false;
+  absl::StatusOr<limits::ConcurrencyLimiter::Permit> permit =
+      watch_limiter_.Acquire(caller.identity, &per_identity);
+  if (!permit.ok()) {
+    metrics_->RequestRejected("Watch", per_identity ? "identity_limit" : "global_limit");
+    return ToGrpc(permit.status());
+  }
   absl::StatusOr<cache::Filter> filter = MakeFilter(
       resource, {request.namespace_(), request.label_selector(), request.field_selector(), "", ""});
   if (!filter.ok()) return ToGrpc(filter.status());
@@ -216,9 +331,24 @@ grpc::Status CacheService::StartWatch(const grpc::ByteBuffer& buffer, WatchStrea
     if (!position.ok()) return ToGrpc(position.status());
     start.position = *position;
   }
-  WatchStreamOptions stream_options{request.allow_bookmarks(), options_.bookmark_interval};
+  WatchStreamOptions stream_options;
+  stream_options.allow_bookmarks = request.allow_bookmarks();
+  stream_options.bookmark_interval = options_.bookmark_interval;
+  if (options_.authorizer != nullptr) {
+    // The token is reviewed again too, so a deleted service account loses
+    // its watches.
+    stream_options.recheck = [authorizer = options_.authorizer, token = caller.token,
+                              attributes]() -> absl::Status {
+      absl::StatusOr<auth::UserInfo> user = authorizer->Authenticate(token);
+      if (!user.ok()) return user.status();
+      return authorizer->Authorize(*user, attributes);
+    };
+    stream_options.recheck_interval = options_.auth_recheck_interval;
+    stream_options.recheck_worker = recheck_worker_.get();
+  }
   *stream = new WatchStream(resource.informer.get(), resource.DisplayName(), *std::move(filter),
-                            stream_options, std::move(start), metrics_, &watches_);
+                            std::move(stream_options), std::move(start), metrics_, &watches_,
+                            *std::move(permit));
   return grpc::Status::OK;
 }
 
@@ -226,6 +356,11 @@ grpc::ServerUnaryReactor* CacheService::ListResources(grpc::CallbackServerContex
                                                       const v1::ListResourcesRequest*,
                                                       v1::ListResourcesResponse* response) {
   absl::Time start = absl::Now();
+  // Any authenticated caller may see what is served; the objects need RBAC.
+  Caller caller;
+  if (grpc::Status status = Authenticate(context, "ListResources", &caller); !status.ok()) {
+    return FinishUnary(context, "ListResources", start, status);
+  }
   for (const auto& served : registry_->all()) {
     informer::InformerStats stats = served->informer->stats();
     v1::ResourceStatus* status = response->add_resources();

@@ -6,6 +6,12 @@
 // so no response re-serializes an object and no thread is held per stream.
 // The kube-apiserver is the reference for every answer (see the proto).
 //
+// With an Authorizer, every call needs "authorization: Bearer <token>"
+// metadata (else UNAUTHENTICATED) and every List, Get and Watch the RBAC
+// permission the apiserver would require for it (else PERMISSION_DENIED);
+// open Watches are re-authorized periodically. Concurrent Watches and
+// in-flight Lists are limited per caller and in total (RESOURCE_EXHAUSTED).
+//
 // Thread safety: thread-safe; the registry must outlive the service.
 #ifndef INFORMERD_SERVER_SERVICE_CACHE_SERVICE_H_
 #define INFORMERD_SERVER_SERVICE_CACHE_SERVICE_H_
@@ -14,6 +20,9 @@
 
 #include "absl/time/time.h"
 #include "informerd/v1/informerd.grpc.pb.h"
+#include "server/auth/authorizer.h"
+#include "server/auth/recheck_worker.h"
+#include "server/limits/concurrency_limiter.h"
 #include "server/metrics/metrics.h"
 #include "server/service/served_resource.h"
 #include "server/service/watch_stream.h"
@@ -29,6 +38,16 @@ struct CacheServiceOptions {
   // under gRPC's default 4 MiB receive limit.
   size_t max_page_bytes = 3 << 20;
   absl::Duration bookmark_interval = absl::Minutes(1);
+  // Null: every caller may read everything served (auth mode none).
+  // Otherwise it must outlive the service.
+  auth::Authorizer* authorizer = nullptr;
+  // How often an open Watch is authorized again.
+  absl::Duration auth_recheck_interval = absl::Minutes(1);
+  // Identities are users with an Authorizer, else peer addresses.
+  size_t max_watches = 10000;
+  size_t max_watches_per_identity = 100;
+  size_t max_lists = 256;
+  size_t max_lists_per_identity = 16;
 };
 
 using RawCacheService = v1::Cache::WithRawCallbackMethod_List<
@@ -57,9 +76,23 @@ class CacheService final : public RawCacheService {
   size_t open_watches() const { return watches_.size(); }
 
  private:
-  grpc::Status DoList(const grpc::ByteBuffer& request, grpc::ByteBuffer* response);
-  grpc::Status DoGet(const grpc::ByteBuffer& request, grpc::ByteBuffer* response);
-  grpc::Status StartWatch(const grpc::ByteBuffer& request, WatchStream** stream);
+  // Who is calling.
+  struct Caller {
+    auth::UserInfo user;  // empty without an Authorizer
+    std::string token;    // kept to re-check open Watches
+    std::string identity;  // what the limits count by
+  };
+
+  grpc::Status Authenticate(grpc::CallbackServerContext* context, const char* method,
+                            Caller* caller);
+  grpc::Status Authorize(const Caller& caller, const ServedResource& resource,
+                         auth::ResourceAttributes attributes, const char* method);
+  grpc::Status DoList(const Caller& caller, const grpc::ByteBuffer& request,
+                      grpc::ByteBuffer* response);
+  grpc::Status DoGet(const Caller& caller, const grpc::ByteBuffer& request,
+                     grpc::ByteBuffer* response);
+  grpc::Status StartWatch(const Caller& caller, const grpc::ByteBuffer& request,
+                          WatchStream** stream);
   grpc::ServerUnaryReactor* FinishUnary(grpc::CallbackServerContext* context,
                                         const char* method, absl::Time start,
                                         const grpc::Status& status);
@@ -67,7 +100,11 @@ class CacheService final : public RawCacheService {
   const ResourceRegistry* const registry_;
   metrics::Metrics* const metrics_;
   const CacheServiceOptions options_;
+  limits::ConcurrencyLimiter watch_limiter_;
+  limits::ConcurrencyLimiter list_limiter_;
   WatchRegistry watches_;
+  // Declared last: destroyed first, so no re-check runs on a dying service.
+  std::unique_ptr<auth::RecheckWorker> recheck_worker_;
 };
 
 }  // namespace informerd::service

@@ -14,6 +14,11 @@ void WatchStream::WakeHandle::Wake() {
   if (stream_ != nullptr) stream_->Pump();
 }
 
+void WatchStream::WakeHandle::Rechecked(const absl::Status& status) {
+  absl::MutexLock lock(&mu_);
+  if (stream_ != nullptr) stream_->OnRechecked(status);
+}
+
 void WatchStream::WakeHandle::Detach() {
   absl::MutexLock lock(&mu_);
   stream_ = nullptr;
@@ -21,7 +26,8 @@ void WatchStream::WakeHandle::Detach() {
 
 WatchStream::WatchStream(informer::Informer* informer, std::string resource_name,
                          cache::Filter filter, WatchStreamOptions options, WatchStart start,
-                         metrics::Metrics* metrics, WatchRegistry* registry)
+                         metrics::Metrics* metrics, WatchRegistry* registry,
+                         limits::ConcurrencyLimiter::Permit permit)
     : informer_(informer),
       resource_name_(std::move(resource_name)),
       filter_(std::move(filter)),
@@ -30,11 +36,13 @@ WatchStream::WatchStream(informer::Informer* informer, std::string resource_name
       registry_(registry),
       dispatched_(metrics->EventsDispatched(resource_name_)),
       wake_handle_(std::make_shared<WakeHandle>(this)),
+      permit_(std::move(permit)),
       position_(start.position),
       initial_(std::move(start.initial_objects)),
       initial_end_pending_(start.send_initial_events),
       initial_version_(start.initial_version),
-      last_write_(absl::Now()) {
+      last_write_(absl::Now()),
+      next_recheck_(absl::Now() + options_.recheck_interval) {
   metrics_->WatchersOpen(resource_name_).Increment();
 }
 
@@ -49,7 +57,9 @@ void WatchStream::Pump() {
 }
 
 void WatchStream::PumpLocked() {
-  if (finished_ || write_in_flight_) return;
+  if (finished_) return;
+  MaybeRecheckLocked();
+  if (write_in_flight_) return;
   if (initial_sent_ < initial_.size()) {
     const cache::Object& object = *initial_[initial_sent_];
     ++initial_sent_;
@@ -104,6 +114,28 @@ void WatchStream::PumpLocked() {
     Write(WatchEventBuffer(*type, object, event.resume_version, event.final_state_unknown));
     return;
   }
+}
+
+void WatchStream::MaybeRecheckLocked() {
+  if (!options_.recheck || recheck_pending_ || absl::Now() < next_recheck_) return;
+  // A full worker queue leaves recheck_pending_ false: the next wake-up
+  // tries again.
+  recheck_pending_ = options_.recheck_worker->Submit(
+      [handle = wake_handle_, recheck = options_.recheck] { handle->Rechecked(recheck()); });
+}
+
+void WatchStream::OnRechecked(const absl::Status& status) {
+  absl::MutexLock lock(&mu_);
+  recheck_pending_ = false;
+  if (status.code() == absl::StatusCode::kPermissionDenied ||
+      status.code() == absl::StatusCode::kUnauthenticated) {
+    FinishLocked(grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                              std::string(status.message())),
+                 "unauthorized");
+    return;
+  }
+  // The authority being unreachable does not end a stream it authorized.
+  next_recheck_ = absl::Now() + (status.ok() ? options_.recheck_interval : absl::Seconds(1));
 }
 
 void WatchStream::Write(grpc::ByteBuffer buffer) {

@@ -7,6 +7,8 @@
 // dispatcher. A stream that falls so far behind that its position is evicted
 // from the history ends with RESOURCE_EXHAUSTED: it held no memory while it
 // lagged, and it never slowed anyone else. No thread is held per stream.
+// With a re-check, the stream is authorized again every interval on the
+// RecheckWorker's thread, and ends when permission is withdrawn.
 //
 // Thread safety: gRPC callbacks, Wake (dispatcher) and Shutdown may run
 // concurrently; all state is guarded by one mutex. The object deletes itself
@@ -15,16 +17,20 @@
 #define INFORMERD_SERVER_SERVICE_WATCH_STREAM_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <grpcpp/grpcpp.h>
 
+#include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "server/cache/filter.h"
+#include "server/auth/recheck_worker.h"
 #include "server/informer/informer.h"
+#include "server/limits/concurrency_limiter.h"
 #include "server/metrics/metrics.h"
 
 namespace informerd::service {
@@ -34,6 +40,13 @@ class WatchRegistry;
 struct WatchStreamOptions {
   bool allow_bookmarks = false;
   absl::Duration bookmark_interval = absl::Minutes(1);
+  // When set, runs on `recheck_worker` every `recheck_interval` (checked at
+  // the stream's wake-ups, at least once a second); PERMISSION_DENIED or
+  // UNAUTHENTICATED ends the stream with that status, other errors are
+  // retried a second later.
+  std::function<absl::Status()> recheck;
+  absl::Duration recheck_interval = absl::Minutes(1);
+  auth::RecheckWorker* recheck_worker = nullptr;  // must outlive the stream
 };
 
 // Where a stream starts: its history position, and for send_initial_events
@@ -47,10 +60,12 @@ struct WatchStart {
 
 class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
-  // `informer`, `metrics` and `registry` must outlive the stream.
+  // `informer`, `metrics` and `registry` must outlive the stream; `permit`
+  // (its slot under the watch limits) is held until the stream is done.
   WatchStream(informer::Informer* informer, std::string resource_name,
               cache::Filter filter, WatchStreamOptions options, WatchStart start,
-              metrics::Metrics* metrics, WatchRegistry* registry);
+              metrics::Metrics* metrics, WatchRegistry* registry,
+              limits::ConcurrencyLimiter::Permit permit = {});
 
   // Begins writing. Call once, right after construction.
   void Begin();
@@ -63,12 +78,14 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   void OnDone() override;
 
  private:
-  // Registered with the Informer while caught up; forwards Wake to the stream
-  // while it is alive.
+  // Registered with the Informer while caught up, and held by pending
+  // re-checks; forwards Wake and re-check results to the stream while it is
+  // alive.
   class WakeHandle : public informer::Waiter {
    public:
     explicit WakeHandle(WatchStream* stream) : stream_(stream) {}
     void Wake() override;
+    void Rechecked(const absl::Status& status);
     void Detach();
 
    private:
@@ -78,6 +95,8 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 
   void Pump();
   void PumpLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void MaybeRecheckLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void OnRechecked(const absl::Status& status);
   void Write(grpc::ByteBuffer buffer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FinishLocked(const grpc::Status& status, const std::string& reason)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -90,6 +109,7 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   WatchRegistry* const registry_;
   prometheus::Counter& dispatched_;
   std::shared_ptr<WakeHandle> wake_handle_;
+  const limits::ConcurrencyLimiter::Permit permit_;
 
   absl::Mutex mu_;
   uint64_t position_ ABSL_GUARDED_BY(mu_);
@@ -103,6 +123,8 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   bool write_in_flight_ ABSL_GUARDED_BY(mu_) = false;
   grpc::ByteBuffer in_flight_buffer_ ABSL_GUARDED_BY(mu_);
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Time next_recheck_ ABSL_GUARDED_BY(mu_);
+  bool recheck_pending_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 // The open streams, so shutdown can end them all with UNAVAILABLE.

@@ -4,11 +4,14 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include <signal.h>
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "rapidjson/stringbuffer.h"
@@ -167,8 +170,44 @@ void KillApiserver() {
   ASSERT_EQ(kill(static_cast<pid_t>(pid), SIGKILL), 0);
 }
 
+std::string ReadFileFromEnv(const char* variable) {
+  const char* path = std::getenv(variable);
+  if (path == nullptr || *path == '\0') {
+    Die(absl::StrCat(variable, " is not set; run through hack/test.sh, or eval \"$(hack/control-plane.sh env)\""));
+  }
+  std::ifstream file(path);
+  if (!file) Die(absl::StrCat(variable, ": cannot read ", path));
+  std::stringstream text;
+  text << file.rdbuf();
+  return std::string(absl::StripAsciiWhitespace(text.str()));
+}
+
+std::unique_ptr<kube::RestClient> ClientWithToken(const std::string& token) {
+  AdminClient();  // dies with a clear message when KUBECONFIG is missing
+  absl::StatusOr<kube::ClusterConfig> config = kube::LoadKubeconfig(std::getenv("KUBECONFIG"));
+  if (!config.ok()) Die(std::string(config.status().message()));
+  config->client_cert_pem.clear();
+  config->client_key_pem.clear();
+  config->token_file.clear();
+  config->token = token;
+  absl::StatusOr<std::unique_ptr<kube::RestClient>> made = kube::RestClient::Create(*config);
+  if (!made.ok()) Die(std::string(made.status().message()));
+  return *std::move(made);
+}
+
 InProcessServer::InProcessServer(const std::vector<config::ResourceConfig>& resources,
-                                 cache::HistoryLimits history, kube::RestClient* client) {
+                                 cache::HistoryLimits history, kube::RestClient* client)
+    : InProcessServer(resources, [&] {
+        InProcessServerOptions options;
+        options.history = history;
+        options.client = client;
+        return options;
+      }()) {}
+
+InProcessServer::InProcessServer(const std::vector<config::ResourceConfig>& resources,
+                                 InProcessServerOptions server_options) {
+  kube::RestClient* client = server_options.client;
+  cache::HistoryLimits history = server_options.history;
   if (client == nullptr) client = &AdminClient();
   for (const config::ResourceConfig& wanted : resources) {
     auto served = std::make_unique<service::ServedResource>();
@@ -189,11 +228,12 @@ InProcessServer::InProcessServer(const std::vector<config::ResourceConfig>& reso
     served->reflector->Start();
     registry_.Add(std::move(served));
   }
-  service::CacheServiceOptions service_options;
-  service_options.version_wait = absl::Seconds(10);
-  service_ = std::make_unique<service::CacheService>(&registry_, &metrics_, service_options);
+  service_ = std::make_unique<service::CacheService>(&registry_, &metrics_,
+                                                     server_options.service);
   grpc::ServerBuilder builder;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+  std::shared_ptr<grpc::ServerCredentials> credentials = server_options.credentials;
+  if (credentials == nullptr) credentials = grpc::InsecureServerCredentials();
+  builder.AddListeningPort("127.0.0.1:0", credentials, &port_);
   builder.RegisterService(service_.get());
   server_ = builder.BuildAndStart();
   if (server_ == nullptr || port_ == 0) Die("cannot start the gRPC server");

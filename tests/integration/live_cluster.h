@@ -54,6 +54,30 @@ void ControlPlane(const std::string& command);
 // Kills kube-apiserver with SIGKILL (its pid file is in $INFORMERD_CP_DIR).
 void KillApiserver();
 
+// The contents of the file named by environment variable `variable` (e.g.
+// INFORMERD_ALICE_TOKEN_FILE) without surrounding whitespace; aborts the
+// test binary when the variable or the file is missing.
+std::string ReadFileFromEnv(const char* variable);
+
+// A client for the apiserver that authenticates with `token` alone (not the
+// admin's credentials), verifying the server with the admin kubeconfig's CA.
+std::unique_ptr<kube::RestClient> ClientWithToken(const std::string& token);
+
+struct InProcessServerOptions {
+  cache::HistoryLimits history;
+  // Default: AdminClient(). Must outlive the server.
+  kube::RestClient* client = nullptr;
+  // version_wait defaults to 10 s here, for slow test machines.
+  service::CacheServiceOptions service = [] {
+    service::CacheServiceOptions options;
+    options.version_wait = absl::Seconds(10);
+    return options;
+  }();
+  // Null: plaintext. stub() then connects in plaintext; make your own
+  // channel to port() otherwise.
+  std::shared_ptr<grpc::ServerCredentials> credentials;
+};
+
 // The served resources and the gRPC server in front of them.
 class InProcessServer {
  public:
@@ -61,6 +85,8 @@ class InProcessServer {
   explicit InProcessServer(const std::vector<config::ResourceConfig>& resources,
                            cache::HistoryLimits history = {},
                            kube::RestClient* client = nullptr);
+  InProcessServer(const std::vector<config::ResourceConfig>& resources,
+                  InProcessServerOptions options);
   ~InProcessServer();
 
   v1::Cache::Stub& stub() { return *stub_; }

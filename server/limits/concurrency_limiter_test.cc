@@ -1,0 +1,62 @@
+#include "server/limits/concurrency_limiter.h"
+
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace informerd::limits {
+namespace {
+
+using Permit = ConcurrencyLimiter::Permit;
+
+TEST(ConcurrencyLimiterTest, LimitsEachIdentityWithoutAffectingOthers) {
+  ConcurrencyLimiter limiter("concurrent Watch streams", 2, 10);
+  std::vector<Permit> held;
+  held.push_back(*limiter.Acquire("alice"));
+  held.push_back(*limiter.Acquire("alice"));
+  bool per_identity = false;
+  absl::StatusOr<Permit> third = limiter.Acquire("alice", &per_identity);
+  ASSERT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(per_identity);
+  EXPECT_EQ(third.status().message(),
+            "too many concurrent Watch streams for \"alice\": the limit is 2 per caller; close "
+            "some and retry");
+  EXPECT_TRUE(limiter.Acquire("bob").ok());
+}
+
+TEST(ConcurrencyLimiterTest, LimitsTheTotal) {
+  ConcurrencyLimiter limiter("in-flight Lists", 5, 2);
+  Permit a = *limiter.Acquire("a");
+  Permit b = *limiter.Acquire("b");
+  bool per_identity = true;
+  absl::StatusOr<Permit> c = limiter.Acquire("c", &per_identity);
+  ASSERT_EQ(c.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_FALSE(per_identity);
+  EXPECT_NE(c.status().message().find("the limit is 2"), std::string_view::npos);
+}
+
+TEST(ConcurrencyLimiterTest, DestroyingAPermitFreesItsSlot) {
+  ConcurrencyLimiter limiter("calls", 1, 1);
+  {
+    Permit permit = *limiter.Acquire("a");
+    EXPECT_EQ(limiter.in_use(), 1u);
+    EXPECT_FALSE(limiter.Acquire("a").ok());
+    Permit moved = std::move(permit);
+    EXPECT_EQ(limiter.in_use(), 1u);
+  }
+  EXPECT_EQ(limiter.in_use(), 0u);
+  EXPECT_TRUE(limiter.Acquire("a").ok());
+  EXPECT_EQ(limiter.in_use(), 0u);
+}
+
+TEST(ConcurrencyLimiterTest, MoveAssignmentReleasesTheOverwrittenSlot) {
+  ConcurrencyLimiter limiter("calls", 2, 2);
+  Permit first = *limiter.Acquire("a");
+  Permit second = *limiter.Acquire("b");
+  first = std::move(second);
+  EXPECT_EQ(limiter.in_use(), 1u);
+  EXPECT_TRUE(limiter.Acquire("a").ok());
+}
+
+}  // namespace
+}  // namespace informerd::limits

@@ -1,0 +1,162 @@
+"""End-to-end test of the client libraries through their uniform example
+programs (hack/example.sh LANG), one JUnit testcase per language.
+
+For each language: a private informerd serving configmaps, a fresh
+namespace, two example clients (all objects, and -l e2e-group=blue), churn
+through the apiserver, an informerd kill and restart with changes made while
+it is down (a delete among them), more churn; then, once every client's
+handler state equals the apiserver's LIST, SIGTERM and the checks of
+harness.check_final_output.
+
+Run through tests/e2e/run.sh, which provides the control plane and the
+informerd binary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import tempfile
+from typing import List
+
+import harness
+from harness import ApiServer, Churn, ExampleClient, HarnessError, Informerd, TestCase
+
+
+def parse_args(argv: List[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="tests/e2e/run.sh")
+    parser.add_argument("--langs", default=",".join(harness.LANGUAGES),
+                        help="comma-separated languages (default: %(default)s)")
+    parser.add_argument("--junit", help="write a JUnit XML report here")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the churn (default: random, printed)")
+    parser.add_argument("--ops", type=int, default=40,
+                        help="changes per churn phase (default: %(default)s)")
+    parser.add_argument("--startup-timeout", type=float, default=600.0,
+                        help="seconds an example may take to build and sync")
+    parser.add_argument("--settle-timeout", type=float, default=60.0,
+                        help="seconds clients may take to catch up with the LIST")
+    parser.add_argument("--workdir", help="logs go here (default: a new temp dir)")
+    args = parser.parse_args(argv)
+    args.langs = [lang for lang in args.langs.split(",") if lang]
+    for lang in args.langs:
+        if lang not in harness.LANGUAGES:
+            parser.error("--langs: unknown language %r (known: %s)"
+                         % (lang, ", ".join(harness.LANGUAGES)))
+    return args
+
+
+def wait_quiescent(clients: List[ExampleClient], api: ApiServer, churn: Churn,
+                   timeout: float, when: str) -> None:
+    """Waits until every client's handler state equals the LIST; on timeout
+    the error lists the differences."""
+    for client in clients:
+        want = {}
+
+        def caught_up() -> bool:
+            want.clear()
+            want.update(api.list_configmaps(churn.namespace, client.label_selector))
+            if not client.alive():
+                raise HarnessError("%s exited (status %s) %s; stderr tail:\n%s"
+                                   % (client.describe(), client.proc.returncode, when,
+                                      harness.tail(client.stderr_path)))
+            return harness.handler_state_matches(client, want)
+
+        try:
+            harness.wait_until(caught_up, timeout,
+                               "the %s to match the LIST %s" % (client.describe(), when))
+        except HarnessError as e:
+            errors = harness.check_handler_state(
+                client.lines(), want, churn.never_removed(client.label_selector))
+            raise HarnessError("%s:\n  %s" % (e, "\n  ".join(errors))) from None
+
+
+def run_language(lang: str, args: argparse.Namespace, workdir: str, seed: int,
+                 case: TestCase) -> None:
+    script = harness.example_script(lang)
+    if not os.access(script, os.X_OK):
+        raise HarnessError("%s does not exist or is not executable: the %s client has no "
+                           "uniform example to run" % (script, lang))
+    api = ApiServer()
+    namespace = "e2e-%s-%d-%06x" % (lang, os.getpid(), random.getrandbits(24))
+    api.create_namespace(namespace)
+    churn = Churn(api, namespace, random.Random(seed))
+    case.log("namespace %s, seed %d, logs in %s" % (namespace, seed, workdir))
+    for _ in range(8):
+        churn.create()
+
+    server = Informerd(os.path.join(workdir, "%s-informerd.log" % lang))
+    server.start()
+    clients: List[ExampleClient] = []
+    try:
+        for selector in ("", harness.SELECTOR):
+            suffix = "-selected" if selector else ""
+            clients.append(ExampleClient(
+                lang, server.address, namespace,
+                os.path.join(workdir, "%s-example%s.stderr" % (lang, suffix)), selector))
+        for client in clients:
+            client.wait_synced(args.startup_timeout)
+        case.log("clients synced; churning %d changes" % args.ops)
+        churn.random_ops(args.ops)
+        wait_quiescent(clients, api, churn, args.settle_timeout, "before the restart")
+
+        def while_down() -> None:
+            churn.delete()
+            churn.update()
+            churn.relabel()
+            churn.create()
+            churn.recreate()
+        case.log("killing informerd; changing objects while it is down")
+        server.restart(between=while_down)
+        case.log("informerd restarted; churning %d more changes" % args.ops)
+        churn.random_ops(args.ops)
+        wait_quiescent(clients, api, churn, args.settle_timeout, "after the restart")
+
+        errors = []
+        for client in clients:
+            lines = client.terminate()
+            want = api.list_configmaps(namespace, client.label_selector)
+            found = harness.check_final_output(
+                lines, want, churn.never_removed(client.label_selector))
+            errors += ["%s: %s" % (client.describe(), e) for e in found]
+            unknown = sum(1 for line in lines if line.endswith(" final-state-unknown"))
+            case.log("%s: %d lines, %d objects, %d final-state-unknown deletes"
+                     % (client.describe(), len(lines), len(want), unknown))
+        if errors:
+            raise HarnessError("%d invariant violations:\n  %s"
+                               % (len(errors), "\n  ".join(errors)))
+        status = server.stop()
+        if status != 0:
+            raise HarnessError("informerd exited with status %s after SIGTERM; log tail:\n%s"
+                               % (status, harness.tail(server.log_path)))
+    finally:
+        for client in clients:
+            client.kill()
+        server.kill()
+
+
+def main(argv: List[str]) -> int:
+    args = parse_args(argv)
+    workdir = args.workdir or tempfile.mkdtemp(prefix="informerd-e2e-")
+    os.makedirs(workdir, exist_ok=True)
+    harness.stage_binaries(workdir)
+    seed = args.seed if args.seed is not None else random.randrange(1 << 31)
+    print("e2e: seed %d, logs in %s" % (seed, workdir), flush=True)
+    cases = []
+    for lang in args.langs:
+        case = TestCase(lang)
+        harness.run_case(case, lambda c, lang=lang: run_language(lang, args, workdir, seed, c))
+        cases.append(case)
+    if args.junit:
+        harness.write_junit(args.junit, "e2e", cases)
+    failed = [c.name for c in cases if c.failure]
+    print("e2e: %d passed, %d failed%s" % (len(cases) - len(failed), len(failed),
+                                            " (%s)" % ", ".join(failed) if failed else ""),
+          flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

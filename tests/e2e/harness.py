@@ -1,0 +1,615 @@
+"""Shared pieces of the end-to-end and chaos suites (Python 3 stdlib only).
+
+- ApiServer: admin calls to the kube-apiserver over HTTPS (urllib).
+- Informerd: one informerd process on given ports; start, kill, restart,
+  readiness, liveness and RSS.
+- ExampleClient: one uniform example program (hack/example.sh LANG ...) run
+  as a subprocess whose stdout lines are collected as they come.
+- replay_lines / check_client: the invariants every suite asserts about an
+  example client's output against the API server's LIST.
+- wait_until and the JUnit writer.
+
+Synchronisation is always "poll a condition until a deadline", never a
+fixed sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import xml.etree.ElementTree as ET
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# Set by stage_binaries.
+INFORMERD_BINARY = ""
+INFORMERCTL_BINARY = ""
+EXAMPLE_SCRIPT = os.path.join(ROOT, "hack", "example.sh")
+LANGUAGES = ("go", "python", "cpp", "java")
+
+POLL_INTERVAL = 0.1
+
+
+class HarnessError(Exception):
+    """A failed expectation; the message says what and why."""
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
+    """Polls predicate until it is true; HarnessError naming what on timeout."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise HarnessError("timed out after %.0fs waiting for %s" % (timeout, what))
+        time.sleep(POLL_INTERVAL)
+
+
+def stage_binaries(workdir: str) -> None:
+    """Copies the binaries named by $INFORMERD_BINARY and $INFORMERCTL_BINARY
+    (see prepare.sh) into workdir, so that a rebuild during the run cannot
+    change the program a restart starts."""
+    bin_dir = os.path.join(workdir, "bin")
+    os.makedirs(bin_dir, exist_ok=True)
+    for variable in ("INFORMERD_BINARY", "INFORMERCTL_BINARY"):
+        source = os.environ.get(variable)
+        if not source:
+            raise HarnessError("$%s is not set; run through run.sh" % variable)
+        target = os.path.join(bin_dir, os.path.basename(source))
+        shutil.copyfile(source, target)
+        os.chmod(target, 0o755)
+        globals()[variable] = target
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def tail(path: str, lines: int = 30) -> str:
+    try:
+        with open(path, "rb") as f:
+            return b"".join(f.readlines()[-lines:]).decode("utf-8", "replace")
+    except OSError as e:
+        return "(cannot read %s: %s)" % (path, e)
+
+
+# --- the API server ---------------------------------------------------------
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str):
+        super().__init__("HTTP %d: %s" % (status, message))
+        self.status = status
+
+
+class ApiServer:
+    """Admin access to the kube-apiserver, from the variables that
+    `hack/control-plane.sh env` exports (or explicit values).
+
+    Calls that cannot connect (the apiserver restarting) are retried until
+    retry_seconds pass; HTTP errors are not retried.
+    """
+
+    def __init__(self, url: Optional[str] = None, ca_file: Optional[str] = None,
+                 token_file: Optional[str] = None, retry_seconds: float = 60.0):
+        self.url = url or os.environ["INFORMERD_APISERVER_URL"]
+        ca_file = ca_file or os.environ["INFORMERD_CA_FILE"]
+        with open(token_file or os.environ["INFORMERD_ADMIN_TOKEN_FILE"]) as f:
+            self._token = f.read().strip()
+        self._ssl = ssl.create_default_context(cafile=ca_file)
+        self._retry_seconds = retry_seconds
+
+    def request(self, method: str, path: str, body: Optional[dict] = None,
+                content_type: str = "application/json") -> dict:
+        data = None if body is None else json.dumps(body).encode()
+        deadline = time.monotonic() + self._retry_seconds
+        while True:
+            req = urllib.request.Request(self.url + path, data=data, method=method)
+            req.add_header("Authorization", "Bearer " + self._token)
+            req.add_header("Accept", "application/json")
+            if data is not None:
+                req.add_header("Content-Type", content_type)
+            try:
+                with urllib.request.urlopen(req, context=self._ssl, timeout=30) as resp:
+                    return json.loads(resp.read() or b"{}")
+            except urllib.error.HTTPError as e:
+                text = e.read().decode("utf-8", "replace")
+                try:
+                    text = json.loads(text).get("message", text)
+                except ValueError:
+                    pass
+                # 5xx and 429 while the apiserver starts up or loses etcd.
+                if (e.code >= 500 or e.code == 429) and time.monotonic() < deadline:
+                    time.sleep(0.5)
+                    continue
+                raise ApiError(e.code, "%s %s: %s" % (method, path, text)) from None
+            except (urllib.error.URLError, ConnectionError, socket.timeout) as e:
+                if time.monotonic() >= deadline:
+                    raise HarnessError("%s %s: apiserver unreachable: %s" % (method, path, e))
+                time.sleep(0.5)
+
+    def ready(self) -> bool:
+        try:
+            req = urllib.request.Request(self.url + "/readyz")
+            req.add_header("Authorization", "Bearer " + self._token)
+            with urllib.request.urlopen(req, context=self._ssl, timeout=5) as resp:
+                return resp.read() == b"ok"
+        except (urllib.error.URLError, ConnectionError, socket.timeout):
+            return False
+
+    def create_namespace(self, name: str) -> None:
+        self.request("POST", "/api/v1/namespaces",
+                     {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+
+    def create_configmap(self, ns: str, name: str, labels: Dict[str, str],
+                         data: Dict[str, str]) -> None:
+        body = {"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": name, "labels": labels}, "data": data}
+        try:
+            self.request("POST", "/api/v1/namespaces/%s/configmaps" % ns, body)
+        except ApiError as e:
+            # A create retried after a lost reply finds its own object.
+            if e.status != 409:
+                raise
+
+    def patch_configmap(self, ns: str, name: str, patch: dict) -> None:
+        self.request("PATCH", "/api/v1/namespaces/%s/configmaps/%s" % (ns, name),
+                     patch, content_type="application/merge-patch+json")
+
+    def delete_configmap(self, ns: str, name: str) -> None:
+        try:
+            self.request("DELETE", "/api/v1/namespaces/%s/configmaps/%s" % (ns, name))
+        except ApiError as e:
+            if e.status != 404:
+                raise
+
+    def list_configmaps(self, ns: str, label_selector: str = "") -> Dict[str, str]:
+        """{"ns/name": resourceVersion} of the configmaps in ns."""
+        path = "/api/v1/namespaces/%s/configmaps" % ns
+        if label_selector:
+            path += "?" + urllib.parse.urlencode({"labelSelector": label_selector})
+        items = self.request("GET", path).get("items") or []
+        return {"%s/%s" % (ns, item["metadata"]["name"]): item["metadata"]["resourceVersion"]
+                for item in items}
+
+
+# --- informerd --------------------------------------------------------------
+
+
+class Informerd:
+    """One informerd serving configmaps on fixed ports (so that a restart
+    comes back where clients look for it). The log is appended across
+    restarts."""
+
+    def __init__(self, log_path: str, kubeconfig: Optional[str] = None,
+                 grpc_port: Optional[int] = None, http_port: Optional[int] = None,
+                 resources: str = "configmaps"):
+        self.grpc_port = grpc_port or free_port()
+        self.http_port = http_port or free_port()
+        self.log_path = log_path
+        self.kubeconfig = kubeconfig or os.environ["KUBECONFIG"]
+        self.resources = resources
+        self.proc: Optional[subprocess.Popen] = None
+        self.restarts = 0
+
+    @property
+    def address(self) -> str:
+        return "127.0.0.1:%d" % self.grpc_port
+
+    def start(self, ready_timeout: float = 60.0) -> None:
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen(
+                [INFORMERD_BINARY, "--kubeconfig", self.kubeconfig,
+                 "--resources", self.resources,
+                 "--grpc-address", self.address,
+                 "--http-address", "127.0.0.1:%d" % self.http_port],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                start_new_session=True)
+        wait_until(self._ready, ready_timeout, "informerd /readyz on port %d" % self.http_port)
+
+    def _ready(self) -> bool:
+        if not self.alive():
+            raise HarnessError("informerd exited with status %s; log tail:\n%s"
+                               % (self.proc.returncode, tail(self.log_path)))
+        try:
+            with urllib.request.urlopen("http://127.0.0.1:%d/readyz" % self.http_port,
+                                        timeout=2) as resp:
+                return resp.read().strip() == b"ok"
+        except (urllib.error.URLError, ConnectionError, socket.timeout):
+            return False
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill(self) -> None:
+        """SIGKILL: no draining, as a crash or an OOM kill."""
+        if self.alive():
+            self.proc.kill()
+            self.proc.wait()
+
+    def stop(self, timeout: float = 30.0) -> Optional[int]:
+        """SIGTERM and wait; SIGKILL after timeout. Returns the exit status."""
+        if not self.alive():
+            return None if self.proc is None else self.proc.returncode
+        self.proc.terminate()
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise HarnessError("informerd did not stop within %.0fs of SIGTERM" % timeout)
+
+    def restart(self, between: Callable[[], None] = lambda: None) -> None:
+        """Kills informerd, runs between() while it is down, starts it again
+        on the same ports."""
+        self.kill()
+        between()
+        self.restarts += 1
+        self.start()
+
+    def rss_bytes(self) -> int:
+        with open("/proc/%d/status" % self.proc.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        raise HarnessError("no VmRSS in /proc/%d/status" % self.proc.pid)
+
+
+# --- example clients --------------------------------------------------------
+
+
+def example_script(lang: str) -> str:
+    return os.path.join(ROOT, "client", lang, "run-example.sh")
+
+
+class ExampleClient:
+    """hack/example.sh LANG ... as a subprocess; its stdout lines are
+    collected by a reader thread. run-example.sh must exec the example, so
+    that the SIGTERM sent to the process reaches it."""
+
+    def __init__(self, lang: str, server: str, namespace: str, stderr_path: str,
+                 label_selector: str = ""):
+        self.lang = lang
+        self.label_selector = label_selector
+        self.stderr_path = stderr_path
+        # The stdout lines are copied here as they come, for post-mortems.
+        self.stdout_path = os.path.splitext(stderr_path)[0] + ".stdout"
+        args = [EXAMPLE_SCRIPT, lang, "--server", server, "--resource", "configmaps",
+                "-n", namespace]
+        if label_selector:
+            args += ["-l", label_selector]
+        self._lines: List[str] = []
+        self._lock = threading.Lock()
+        with open(stderr_path, "ab") as err:
+            self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.PIPE, stderr=err,
+                                         start_new_session=True)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        with open(self.stdout_path, "ab") as copy:
+            for raw in self.proc.stdout:
+                copy.write(raw)
+                copy.flush()
+                with self._lock:
+                    self._lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
+
+    def lines(self) -> List[str]:
+        with self._lock:
+            return list(self._lines)
+
+    def describe(self) -> str:
+        sel = " -l %s" % self.label_selector if self.label_selector else ""
+        return "%s example%s" % (self.lang, sel)
+
+    def wait_synced(self, timeout: float) -> None:
+        def synced() -> bool:
+            if "SYNCED" in self.lines():
+                return True
+            if self.proc.poll() is not None:
+                raise HarnessError("%s exited with status %d before SYNCED; stderr tail:\n%s"
+                                   % (self.describe(), self.proc.returncode,
+                                      tail(self.stderr_path)))
+            return False
+        wait_until(synced, timeout, "SYNCED from the %s" % self.describe())
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def terminate(self, timeout: float = 30.0) -> List[str]:
+        """SIGTERM, wait for exit 0 and the end of stdout; all lines."""
+        if self.proc.poll() is not None:
+            raise HarnessError("%s had exited (status %d) before SIGTERM; stderr tail:\n%s"
+                               % (self.describe(), self.proc.returncode,
+                                  tail(self.stderr_path)))
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            status = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise HarnessError("%s did not exit within %.0fs of SIGTERM"
+                               % (self.describe(), timeout))
+        self._reader.join(timeout)
+        if status != 0:
+            raise HarnessError("%s exited with status %d after SIGTERM; stderr tail:\n%s"
+                               % (self.describe(), status, tail(self.stderr_path)))
+        return self.lines()
+
+    def kill(self) -> None:
+        """Ends the whole process group (a build step may still run)."""
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+
+
+# --- invariants -------------------------------------------------------------
+
+
+class Replay:
+    """The state that a client's handler calls imply, and what was wrong
+    with them. rv is a resourceVersion string, keys are "ns/name"."""
+
+    def __init__(self) -> None:
+        self.state: Dict[str, str] = {}
+        self.errors: List[str] = []
+        self.synced = False
+        # Keys that got a DELETE line.
+        self.deleted: Set[str] = set()
+        self.cache: Optional[Dict[str, str]] = None
+
+
+def replay_lines(lines: Sequence[str]) -> Replay:
+    """Replays handler lines into a dict, noting every inconsistency:
+    an ADD of a known key, an UPDATE or DELETE of an unknown key, an UPDATE
+    whose old rv is not the current one, a final-state-unknown DELETE whose
+    rv is not the last known, anything but ADD before SYNCED, SYNCED twice,
+    and malformed lines. CACHE lines (if any) go to .cache."""
+    r = Replay()
+    for n, line in enumerate(lines, 1):
+        words = line.split(" ")
+        kind = words[0]
+        where = "line %d %r" % (n, line)
+        if r.cache is not None and kind != "CACHE":
+            r.errors.append("%s: after the CACHE lines" % where)
+            continue
+        if kind == "SYNCED" and len(words) == 1:
+            if r.synced:
+                r.errors.append("%s: second SYNCED" % where)
+            r.synced = True
+        elif kind == "ADD" and len(words) == 3:
+            key, rv = words[1], words[2]
+            if key in r.state:
+                r.errors.append("%s: ADD of a key already present at rv %s" % (where, r.state[key]))
+            r.state[key] = rv
+        elif kind == "UPDATE" and len(words) == 4:
+            key, old, new = words[1:]
+            if not r.synced:
+                r.errors.append("%s: UPDATE before SYNCED" % where)
+            if key not in r.state:
+                r.errors.append("%s: UPDATE of an unknown key" % where)
+            elif r.state[key] != old:
+                r.errors.append("%s: UPDATE old rv %s, but the handler state has rv %s"
+                                % (where, old, r.state[key]))
+            r.state[key] = new
+        elif kind == "DELETE" and (len(words) == 3 or
+                                   (len(words) == 4 and words[3] == "final-state-unknown")):
+            key, rv = words[1], words[2]
+            if not r.synced:
+                r.errors.append("%s: DELETE before SYNCED" % where)
+            if key not in r.state:
+                r.errors.append("%s: DELETE of an unknown key" % where)
+            elif len(words) == 4 and r.state[key] != rv:
+                r.errors.append("%s: final-state-unknown DELETE should carry the last known "
+                                "rv %s" % (where, r.state[key]))
+            r.state.pop(key, None)
+            r.deleted.add(key)
+        elif kind == "CACHE" and len(words) == 3:
+            if r.cache is None:
+                r.cache = {}
+            if r.cache and words[1] <= max(r.cache):
+                r.errors.append("%s: CACHE lines not sorted" % where)
+            r.cache[words[1]] = words[2]
+        else:
+            r.errors.append("%s: not a line of the example's output" % where)
+    return r
+
+
+def diff_states(name: str, got: Dict[str, str], want: Dict[str, str]) -> List[str]:
+    """Differences of got from the apiserver's LIST, one message each."""
+    out = []
+    for key in sorted(set(got) | set(want)):
+        if key not in got:
+            out.append("%s lacks %s (rv %s in the LIST): a missed add" % (name, key, want[key]))
+        elif key not in want:
+            out.append("%s has %s rv %s, absent from the LIST: a missed delete"
+                       % (name, key, got[key]))
+        elif got[key] != want[key]:
+            out.append("%s has %s at rv %s, the LIST at rv %s: a missed update"
+                       % (name, key, got[key], want[key]))
+    return out
+
+
+def check_handler_state(lines: Sequence[str], want: Dict[str, str],
+                        never_removed: Set[str]) -> List[str]:
+    """The live-state invariant (usable while the client runs): the
+    handler lines are consistent and their replay equals want (the LIST);
+    no key that was never deleted nor moved out of the selector got a
+    DELETE."""
+    r = replay_lines(lines)
+    errors = list(r.errors)
+    errors += diff_states("the handler state", r.state, want)
+    for key in sorted(r.deleted & never_removed):
+        errors.append("DELETE of %s, which was never deleted nor relabelled out of the "
+                      "selector" % key)
+    return errors
+
+
+def check_final_output(lines: Sequence[str], want: Dict[str, str],
+                       never_removed: Set[str]) -> List[str]:
+    """check_handler_state, plus: SYNCED came, and the CACHE lines equal
+    the LIST."""
+    r = replay_lines(lines)
+    errors = check_handler_state(lines, want, never_removed)
+    if not r.synced:
+        errors.append("no SYNCED line")
+    errors += diff_states("CACHE", r.cache or {}, want)
+    return errors
+
+
+def handler_state_matches(client: ExampleClient, want: Dict[str, str]) -> bool:
+    return replay_lines(client.lines()).state == want
+
+
+# --- JUnit ------------------------------------------------------------------
+
+
+class TestCase:
+    def __init__(self, name: str):
+        self.name = name
+        self.seconds = 0.0
+        self.failure: Optional[str] = None
+        self.skipped: Optional[str] = None
+        self.output: List[str] = []
+
+    def log(self, message: str) -> None:
+        line = "[%s] %s" % (self.name, message)
+        print(line, flush=True)
+        self.output.append(line)
+
+
+def write_junit(path: str, suite: str, cases: Sequence[TestCase]) -> None:
+    root = ET.Element("testsuite", name=suite, tests=str(len(cases)),
+                      failures=str(sum(1 for c in cases if c.failure)),
+                      skipped=str(sum(1 for c in cases if c.skipped)),
+                      time="%.1f" % sum(c.seconds for c in cases))
+    for case in cases:
+        el = ET.SubElement(root, "testcase", classname=suite, name=case.name,
+                           time="%.1f" % case.seconds)
+        if case.failure:
+            ET.SubElement(el, "failure",
+                          message=case.failure.splitlines()[0][:200]).text = case.failure
+        elif case.skipped:
+            ET.SubElement(el, "skipped", message=case.skipped)
+        ET.SubElement(el, "system-out").text = "\n".join(case.output)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def run_case(case: TestCase, body: Callable[[TestCase], None]) -> None:
+    """Runs body, recording its time and any failure on case."""
+    start = time.monotonic()
+    try:
+        body(case)
+    except HarnessError as e:
+        case.failure = str(e)
+    except Exception as e:  # a harness bug must still fail only this case
+        case.failure = "harness error: %s: %s" % (type(e).__name__, e)
+    case.seconds = time.monotonic() - start
+    case.log("FAIL: " + case.failure if case.failure else "PASS (%.1fs)" % case.seconds)
+
+
+# --- churn ------------------------------------------------------------------
+
+SELECTOR_LABEL = "e2e-group"
+SELECTOR = SELECTOR_LABEL + "=blue"
+
+
+class Churn:
+    """Changes configmaps in one namespace through the apiserver and
+    remembers which keys it ever deleted or relabelled out of SELECTOR, so
+    that a DELETE of any other key is known to be wrong.
+
+    Objects carry SELECTOR_LABEL blue or green; relabel flips it."""
+
+    def __init__(self, api: ApiServer, namespace: str, rng):
+        self.api = api
+        self.namespace = namespace
+        self.rng = rng
+        self.groups: Dict[str, str] = {}
+        self.ever: Set[str] = set()
+        self.deleted: Set[str] = set()
+        self.relabelled_out: Set[str] = set()
+        self._next = 0
+        self.ops = 0
+
+    def key(self, name: str) -> str:
+        return "%s/%s" % (self.namespace, name)
+
+    def never_removed(self, label_selector: str) -> Set[str]:
+        removed = self.deleted | (self.relabelled_out if label_selector else set())
+        return {self.key(n) for n in self.ever - removed}
+
+    def create(self, name: Optional[str] = None) -> str:
+        if name is None:
+            name = "cm-%04d" % self._next
+            self._next += 1
+        group = self.rng.choice(("blue", "green"))
+        self.api.create_configmap(self.namespace, name, {SELECTOR_LABEL: group},
+                                  {"step": str(self.ops)})
+        self.groups[name] = group
+        self.ever.add(name)
+        self.ops += 1
+        return name
+
+    def _pick(self) -> Optional[str]:
+        return self.rng.choice(sorted(self.groups)) if self.groups else None
+
+    def update(self) -> None:
+        name = self._pick()
+        if name:
+            self.api.patch_configmap(self.namespace, name, {"data": {"step": str(self.ops)}})
+            self.ops += 1
+
+    def relabel(self) -> None:
+        name = self._pick()
+        if not name:
+            return
+        group = "green" if self.groups[name] == "blue" else "blue"
+        if group == "green":
+            # Recorded before the call: a lost reply may still have applied it.
+            self.relabelled_out.add(name)
+        self.api.patch_configmap(self.namespace, name,
+                                 {"metadata": {"labels": {SELECTOR_LABEL: group}}})
+        self.groups[name] = group
+        self.ops += 1
+
+    def delete(self, name: Optional[str] = None) -> None:
+        name = name or self._pick()
+        if not name:
+            return
+        self.deleted.add(name)
+        self.api.delete_configmap(self.namespace, name)
+        self.groups.pop(name, None)
+        self.ops += 1
+
+    def recreate(self) -> None:
+        """Delete and create the same name: a new uid behind the same key."""
+        name = self._pick()
+        if name:
+            self.delete(name)
+            self.create(name)
+
+    def random_ops(self, count: int) -> None:
+        actions = (self.create, self.update, self.update, self.relabel, self.delete,
+                   self.recreate)
+        for _ in range(count):
+            action = self.rng.choice(actions)
+            if action is self.create:
+                self.create()
+            else:
+                action()
