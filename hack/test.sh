@@ -130,6 +130,13 @@ suite_go_client() {
 }
 extra_suites+=(go_client)
 
+suite_java_client() {
+  bazel build //server:informerd
+  INFORMERD_E2E=1 INFORMERD_BIN="$INFORMERD_ROOT/bazel-bin/server/informerd" \
+    client/java/run-tests.sh --junit-dir "$1"
+}
+extra_suites+=(java_client)
+
 suite_chart() {
   bazel build //server:informerd //client/cpp:informerctl
   tests/chart/run.sh --junit "$1/chart.xml"
