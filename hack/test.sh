@@ -130,6 +130,13 @@ suite_go_client() {
 }
 extra_suites+=(go_client)
 
+# Each libFuzzer target (selectors, bearer tokens, continue tokens) for a
+# bounded time, under ASan and UBSan.
+suite_fuzz() {
+  tests/fuzz/run.sh --seconds 20 --junit "$1/fuzz.xml"
+}
+extra_suites+=(fuzz)
+
 suite_java_client() {
   bazel build //server:informerd
   INFORMERD_E2E=1 INFORMERD_BIN="$INFORMERD_ROOT/bazel-bin/server/informerd" \

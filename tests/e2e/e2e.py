@@ -48,31 +48,6 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     return args
 
 
-def wait_quiescent(clients: List[ExampleClient], api: ApiServer, churn: Churn,
-                   timeout: float, when: str) -> None:
-    """Waits until every client's handler state equals the LIST; on timeout
-    the error lists the differences."""
-    for client in clients:
-        want = {}
-
-        def caught_up() -> bool:
-            want.clear()
-            want.update(api.list_configmaps(churn.namespace, client.label_selector))
-            if not client.alive():
-                raise HarnessError("%s exited (status %s) %s; stderr tail:\n%s"
-                                   % (client.describe(), client.proc.returncode, when,
-                                      harness.tail(client.stderr_path)))
-            return harness.handler_state_matches(client, want)
-
-        try:
-            harness.wait_until(caught_up, timeout,
-                               "the %s to match the LIST %s" % (client.describe(), when))
-        except HarnessError as e:
-            errors = harness.check_handler_state(
-                client.lines(), want, churn.never_removed(client.label_selector))
-            raise HarnessError("%s:\n  %s" % (e, "\n  ".join(errors))) from None
-
-
 def run_language(lang: str, args: argparse.Namespace, workdir: str, seed: int,
                  case: TestCase) -> None:
     script = harness.example_script(lang)
@@ -100,7 +75,7 @@ def run_language(lang: str, args: argparse.Namespace, workdir: str, seed: int,
             client.wait_synced(args.startup_timeout)
         case.log("clients synced; churning %d changes" % args.ops)
         churn.random_ops(args.ops)
-        wait_quiescent(clients, api, churn, args.settle_timeout, "before the restart")
+        harness.wait_quiescent(clients, api, churn, args.settle_timeout, "before the restart")
 
         def while_down() -> None:
             churn.delete()
@@ -112,7 +87,7 @@ def run_language(lang: str, args: argparse.Namespace, workdir: str, seed: int,
         server.restart(between=while_down)
         case.log("informerd restarted; churning %d more changes" % args.ops)
         churn.random_ops(args.ops)
-        wait_quiescent(clients, api, churn, args.settle_timeout, "after the restart")
+        harness.wait_quiescent(clients, api, churn, args.settle_timeout, "after the restart")
 
         errors = []
         for client in clients:

@@ -475,6 +475,37 @@ def handler_state_matches(client: ExampleClient, want: Dict[str, str]) -> bool:
     return replay_lines(client.lines()).state == want
 
 
+def wait_quiescent(clients: List[ExampleClient], api: ApiServer, churn: "Churn",
+                   timeout: float, when: str) -> None:
+    """Waits until every client's handler state equals the LIST, then
+    checks the handler lines so far (check_handler_state). HarnessError
+    listing the differences on timeout or on a violation."""
+    for client in clients:
+        want: Dict[str, str] = {}
+
+        def caught_up() -> bool:
+            if not client.alive():
+                raise HarnessError("%s exited (status %s) %s; stderr tail:\n%s"
+                                   % (client.describe(), client.proc.returncode, when,
+                                      tail(client.stderr_path)))
+            want.clear()
+            want.update(api.list_configmaps(churn.namespace, client.label_selector))
+            return handler_state_matches(client, want)
+
+        timed_out = False
+        problem = "invariant violations %s" % when
+        try:
+            wait_until(caught_up, timeout,
+                       "the %s to match the LIST %s" % (client.describe(), when))
+        except HarnessError as e:
+            timed_out, problem = True, str(e)
+        errors = check_handler_state(client.lines(), want,
+                                     churn.never_removed(client.label_selector))
+        if errors or timed_out:
+            raise HarnessError("%s: %s:\n  %s" % (client.describe(), problem,
+                                                  "\n  ".join(errors)))
+
+
 # --- JUnit ------------------------------------------------------------------
 
 
@@ -546,6 +577,8 @@ class Churn:
         self.relabelled_out: Set[str] = set()
         self._next = 0
         self.ops = 0
+        # Extra bytes in every object written, to make events heavy.
+        self.payload_bytes = 0
 
     def key(self, name: str) -> str:
         return "%s/%s" % (self.namespace, name)
@@ -560,11 +593,14 @@ class Churn:
             self._next += 1
         group = self.rng.choice(("blue", "green"))
         self.api.create_configmap(self.namespace, name, {SELECTOR_LABEL: group},
-                                  {"step": str(self.ops)})
+                                  self._data())
         self.groups[name] = group
         self.ever.add(name)
         self.ops += 1
         return name
+
+    def _data(self) -> Dict[str, str]:
+        return {"step": str(self.ops), "pad": "x" * self.payload_bytes}
 
     def _pick(self) -> Optional[str]:
         return self.rng.choice(sorted(self.groups)) if self.groups else None
@@ -572,7 +608,7 @@ class Churn:
     def update(self) -> None:
         name = self._pick()
         if name:
-            self.api.patch_configmap(self.namespace, name, {"data": {"step": str(self.ops)}})
+            self.api.patch_configmap(self.namespace, name, {"data": self._data()})
             self.ops += 1
 
     def relabel(self) -> None:

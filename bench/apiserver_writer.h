@@ -1,0 +1,67 @@
+// ApiserverWriter: the single writer of the fan-out benchmark. It creates a
+// few ~10 KB ConfigMaps in a namespace, then patches them round-robin at a
+// fixed rate through the kube-apiserver, recording for every write the
+// resourceVersion it produced and when its response arrived.
+//
+// Thread safety: Run blocks its caller; Writes may be called once Run has
+// returned.
+#ifndef INFORMERD_BENCH_APISERVER_WRITER_H_
+#define INFORMERD_BENCH_APISERVER_WRITER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+
+namespace httplib {
+class Client;
+}
+
+namespace informerd::bench {
+
+struct ApiserverTarget {
+  std::string url;         // https://127.0.0.1:26443
+  std::string ca_file;
+  std::string token;
+  std::string namespace_;  // created if missing
+};
+
+struct Write {
+  uint64_t resource_version = 0;
+  int64_t response_ns = 0;  // steady clock, when the response arrived
+};
+
+class ApiserverWriter {
+ public:
+  ApiserverWriter(ApiserverTarget target, size_t objects, size_t object_bytes);
+  ~ApiserverWriter();
+
+  // Creates the namespace (if missing) and the ConfigMaps.
+  absl::Status Prepare();
+
+  // Patches at `rate` writes per second for `duration`; writes made while
+  // `*recording` is true are kept. Stops early on the first failed write.
+  absl::Status Run(double rate, absl::Duration duration, const std::atomic<bool>* recording);
+
+  const std::vector<Write>& writes() const { return writes_; }
+
+ private:
+  absl::Status Patch(uint64_t sequence, Write* write);
+
+  const ApiserverTarget target_;
+  const size_t objects_;
+  const size_t object_bytes_;
+  std::unique_ptr<httplib::Client> client_;
+  std::vector<Write> writes_;
+  // Continues across Run calls, so no patch repeats an earlier payload (a
+  // patch that changes nothing produces no event).
+  uint64_t sequence_ = 0;
+};
+
+}  // namespace informerd::bench
+
+#endif  // INFORMERD_BENCH_APISERVER_WRITER_H_

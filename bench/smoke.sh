@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Runs every benchmark briefly (well under a minute in all) to prove it still
+# builds, runs and prints its table; the numbers mean nothing at this length.
+# Writes a JUnit report with one testcase per benchmark.
+#
+# Usage: bench/smoke.sh [--junit PATH]
+# The fan-out benchmark needs the control plane of `hack/control-plane.sh
+# env`; without a running one its testcase fails.
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
+cd "$INFORMERD_ROOT"
+
+junit=""
+if [[ "${1:-}" == "--junit" && -n "${2:-}" ]]; then
+  junit="$2"
+elif (($# > 0)); then
+  sed -n '6p' "$0" | sed 's/^# //' >&2
+  exit 2
+fi
+
+if ! bazel build -c opt --symlink_prefix=/ //bench:all //server:informerd >&2; then
+  echo "bench/smoke.sh: build failed" >&2
+  exit 1
+fi
+bin="$(bazel info -c opt bazel-bin 2>/dev/null)"
+out_dir="$(mktemp -d)"
+trap 'rm -rf "$out_dir"' EXIT
+
+names=()
+results=()   # pass or fail
+seconds=()
+
+# run NAME TABLE_PATTERN COMMAND...: passes if COMMAND exits 0 and its output
+# holds a line matching TABLE_PATTERN (a row of its table).
+run() {
+  local name="$1" pattern="$2"
+  shift 2
+  local start=$SECONDS result=fail
+  echo "== $name" >&2
+  if "$@" >"$out_dir/$name.out" 2>&1 && grep -Eq "$pattern" "$out_dir/$name.out"; then
+    result=pass
+  fi
+  cat "$out_dir/$name.out" >&2
+  names+=("$name")
+  results+=("$result")
+  seconds+=($((SECONDS - start)))
+}
+
+run ingest_benchmark '^BM_WatchFrameToInformer +[0-9.]+ [mun]s' \
+  "$bin/bench/ingest_benchmark" --benchmark_min_time=0.05
+run memory_benchmark '^1000 +[0-9]+ +[0-9]+' "$bin/bench/memory_benchmark" 1000
+run fanout_benchmark '^\| informerd \| 10 \|' bench/fanout.sh --quick
+
+failed=0
+for i in "${!names[@]}"; do
+  echo "${names[$i]}: ${results[$i]} (${seconds[$i]} s)" >&2
+  [[ "${results[$i]}" == pass ]] || failed=$((failed + 1))
+done
+
+if [[ -n "$junit" ]]; then
+  mkdir -p "$(dirname "$junit")"
+  {
+    echo '<?xml version="1.0" encoding="UTF-8"?>'
+    echo "<testsuite name=\"bench-smoke\" tests=\"${#names[@]}\" failures=\"$failed\">"
+    for i in "${!names[@]}"; do
+      echo "  <testcase classname=\"bench\" name=\"${names[$i]}\" time=\"${seconds[$i]}\">"
+      if [[ "${results[$i]}" != pass ]]; then
+        echo "    <failure message=\"did not run or print its table\"><![CDATA["
+        tail -n 40 "$out_dir/${names[$i]}.out" | sed 's/]]>/]] >/g'
+        echo "]]></failure>"
+      fi
+      echo "  </testcase>"
+    done
+    echo "</testsuite>"
+  } >"$junit"
+fi
+((failed == 0))

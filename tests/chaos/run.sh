@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Bounded chaos suite (see chaos.py): faults between and around informerd,
+# one JUnit testcase each, against a PRIVATE control plane that this script
+# starts on free ports and stops at the end, so that killing its
+# kube-apiserver disturbs nobody else.
+#
+# Usage: tests/chaos/run.sh [--seconds N] [--junit PATH] [--seed N]
+#                           [--rss-limit-mb N] [--workdir DIR]
+#        tests/chaos/run.sh --soak HOURS      loops faults; not for CI
+#
+# INFORMERD_CHAOS_CP_DIR: the private control plane's state directory
+# (default $INFORMERD_CACHE/chaos-control-plane).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cache="${INFORMERD_CACHE:-$HOME/.cache/informerd}"
+
+free_port() {
+  /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+export INFORMERD_CP_DIR="${INFORMERD_CHAOS_CP_DIR:-$cache/chaos-control-plane}"
+export INFORMERD_ETCD_CLIENT_PORT="$(free_port)"
+export INFORMERD_ETCD_PEER_PORT="$(free_port)"
+export INFORMERD_APISERVER_PORT="$(free_port)"
+unset INFORMERD_APISERVER_URL KUBECONFIG
+trap '"$root/hack/control-plane.sh" down' EXIT
+"$root/hack/control-plane.sh" up
+eval "$("$root/hack/control-plane.sh" env)"
+source "$root/tests/e2e/prepare.sh"
+
+churner_log="$cache/chaos-build.log"
+if ! bazel_bin="$(cd "$root" && bazel build //tests/chaos:stream_churner >"$churner_log" 2>&1 &&
+  bazel info bazel-bin 2>>"$churner_log")"; then
+  echo "building //tests/chaos:stream_churner failed; last lines of $churner_log:" >&2
+  tail -n 30 "$churner_log" >&2
+  exit 1
+fi
+export STREAM_CHURNER_BINARY="$bazel_bin/tests/chaos/stream_churner"
+/usr/bin/python3 -u "$root/tests/chaos/chaos.py" "$@"

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Builds informerd's libFuzzer targets with clang (directly, not through
+# Bazel, so the shared Bazel server keeps its gcc toolchain) and runs each
+# for N seconds. Writes JUnit XML with one test case per target.
+#
+# Usage: tests/fuzz/run.sh [--seconds N] [--junit PATH]
+#
+# The Bazel cc_binary targets of the same sources (tagged "manual") document
+# the dependencies; a crash leaves its input under $out_dir/<target>/.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+seconds=20
+junit=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --seconds) seconds="$2"; shift 2 ;;
+    --junit) junit="$2"; shift 2 ;;
+    *) echo "usage: $0 [--seconds N] [--junit PATH]" >&2; exit 2 ;;
+  esac
+done
+
+readonly out_dir="${INFORMERD_FUZZ_DIR:-${TMPDIR:-/tmp}/informerd-fuzz}"
+mkdir -p "$out_dir"
+readonly absl_libs="$(pkg-config --libs absl_statusor absl_status absl_strings)"
+readonly flags=(-std=c++17 -O1 -g -I. -fsanitize=fuzzer,address,undefined
+                -fno-sanitize-recover=undefined)
+
+# name: sources...
+declare -A targets=(
+  [bearer_token_fuzzer]="server/auth/bearer_token_fuzzer.cc server/auth/bearer_token.cc"
+  [continue_token_fuzzer]="server/service/continue_token_fuzzer.cc server/service/continue_token.cc server/cache/resource_version.cc"
+  [selector_fuzzer]="server/selector/selector_fuzzer.cc $(ls server/selector/*.cc | grep -v -e _test.cc -e _fuzzer.cc | tr '\n' ' ')"
+)
+
+# Seeds: inputs the parsers accept, so mutation starts past the framing.
+mkdir -p "$out_dir/bearer_token_fuzzer.corpus" "$out_dir/continue_token_fuzzer.corpus" \
+  "$out_dir/selector_fuzzer.corpus"
+printf 'Bearer abc.def-ghi' >"$out_dir/bearer_token_fuzzer.corpus/seed"
+printf '%s' "$(printf 'i1:5:ns/name' | base64 | tr '+/' '-_' | tr -d '=')" \
+  >"$out_dir/continue_token_fuzzer.corpus/seed"
+printf 'app in (a,b),!tier' >"$out_dir/selector_fuzzer.corpus/seed"
+
+cases=""
+failures=0
+for name in $(printf '%s\n' "${!targets[@]}" | sort); do
+  binary="$out_dir/$name"
+  log="$out_dir/$name.log"
+  start=$(date +%s)
+  # shellcheck disable=SC2086
+  if clang++ "${flags[@]}" ${targets[$name]} $absl_libs -o "$binary" >"$log" 2>&1 &&
+    mkdir -p "$out_dir/$name.corpus" "$out_dir/$name.crashes" &&
+    "$binary" -max_total_time="$seconds" -max_len=4096 \
+      -artifact_prefix="$out_dir/$name.crashes/" "$out_dir/$name.corpus" >>"$log" 2>&1; then
+    echo "PASS $name"
+    cases+="  <testcase classname=\"fuzz\" name=\"$name\" time=\"$(( $(date +%s) - start ))\"/>"$'\n'
+  else
+    echo "FAIL $name (log: $log)"
+    failures=$((failures + 1))
+    detail="$(tail -n 30 "$log" | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g')"
+    cases+="  <testcase classname=\"fuzz\" name=\"$name\" time=\"$(( $(date +%s) - start ))\"><failure message=\"fuzzer failed; log: $log\">$detail</failure></testcase>"$'\n'
+  fi
+done
+
+if [[ -n "$junit" ]]; then
+  mkdir -p "$(dirname "$junit")"
+  printf '<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="fuzz" tests="%d" failures="%d">\n%s</testsuite>\n' \
+    "${#targets[@]}" "$failures" "$cases" >"$junit"
+fi
+[[ $failures -eq 0 ]]

@@ -1,0 +1,383 @@
+// --auth-mode=kubernetes against the real apiserver and its RBAC: for List,
+// Get and Watch, each identity gets from informerd exactly what the
+// apiserver gives it for the same request with the same token (200 vs 403
+// is OK vs PERMISSION_DENIED); withdrawn permission ends an open Watch.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "server/auth/authorizer.h"
+#include "server/auth/kube_reviewer.h"
+#include "tests/integration/live_cluster.h"
+
+namespace informerd::testing {
+namespace {
+
+constexpr char kRbacGroup[] = "rbac.authorization.k8s.io";
+
+std::string ReaderRules() {
+  return R"("rules":[{"apiGroups":[""],"resources":["configmaps"],"verbs":["get","list","watch"]}])";
+}
+
+void CreateRole(const std::string& ns, const std::string& name) {
+  ApiSend("POST", absl::StrCat("/apis/rbac.authorization.k8s.io/v1/namespaces/", ns, "/roles"),
+          absl::StrCat(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role",)",
+                       R"("metadata":{"name":")", name, R"("},)", ReaderRules(), "}"));
+}
+
+std::string BindingBody(const char* kind, const std::string& name, const char* role_kind,
+                        const std::string& role, const std::string& user) {
+  return absl::StrCat(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":")", kind,
+                      R"(","metadata":{"name":")", name, R"("},"roleRef":{"apiGroup":")",
+                      kRbacGroup, R"(","kind":")", role_kind, R"(","name":")", role,
+                      R"("},"subjects":[{"kind":"User","apiGroup":")", kRbacGroup,
+                      R"(","name":")", user, R"("}]})");
+}
+
+// The apiserver's HTTP status for `path` with `client`'s identity. A watch
+// ends as soon as its first bytes arrive.
+int ApiStatus(kube::RestClient& client, const std::string& path, bool watch) {
+  absl::StatusOr<kube::HttpResponse> response =
+      watch ? client.Stream(path, [](std::string_view) { return false; }) : client.Get(path);
+  EXPECT_TRUE(response.ok()) << path << ": " << response.status();
+  return response.ok() ? response->status : 0;
+}
+
+// Cluster-wide grants would leak into other tests sharing the apiserver.
+void DeleteClusterGrant(const std::string& prefix) {
+  ApiSend("DELETE",
+          absl::StrCat("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/", prefix, "-bob"),
+          "");
+  ApiSend("DELETE", absl::StrCat("/apis/rbac.authorization.k8s.io/v1/clusterroles/", prefix,
+                                 "-reader"),
+          "");
+}
+
+// Waits (bounded) until RBAC changes reached the apiserver's authorizer.
+void AwaitApiStatus(kube::RestClient& client, const std::string& path, int want) {
+  absl::Time deadline = absl::Now() + absl::Seconds(30);
+  while (ApiStatus(client, path, false) != want) {
+    ASSERT_LT(absl::Now(), deadline) << path << " never answered " << want;
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+}
+
+class AuthTest : public ::testing::Test {
+ protected:
+  struct Identity {
+    std::string name;
+    std::string token;
+    std::unique_ptr<kube::RestClient> client;
+  };
+
+  static void SetUpTestSuite() {
+    n1_ = new std::string(CreateTestNamespace("authz-n1"));
+    n2_ = new std::string(CreateTestNamespace("authz-n2"));
+    CreateConfigMap(*n1_, "cm-a", {{"app", "a"}});
+    CreateConfigMap(*n2_, "cm-b", {{"app", "b"}});
+    // Cluster-scoped RBAC objects are shared with other engineers' tests:
+    // named after this run's unique namespace.
+    std::string prefix = absl::StrCat("informerd-", *n1_);
+    ApiSend("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+            absl::StrCat(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",)",
+                         R"("metadata":{"name":")", prefix, R"(-reader"},)", ReaderRules(), "}"));
+    ApiSend("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+            BindingBody("ClusterRoleBinding", prefix + "-bob", "ClusterRole", prefix + "-reader",
+                        "bob"));
+    CreateRole(*n1_, "reader");
+    ApiSend("POST",
+            absl::StrCat("/apis/rbac.authorization.k8s.io/v1/namespaces/", *n1_, "/rolebindings"),
+            BindingBody("RoleBinding", "alice", "Role", "reader", "alice"));
+    identities_ = new std::vector<Identity>();
+    for (auto [name, variable] : {std::pair{"alice", "INFORMERD_ALICE_TOKEN_FILE"},
+                                  std::pair{"bob", "INFORMERD_BOB_TOKEN_FILE"},
+                                  std::pair{"carol", "INFORMERD_CAROL_TOKEN_FILE"}}) {
+      std::string token = ReadFileFromEnv(variable);
+      identities_->push_back({name, token, ClientWithToken(token)});
+    }
+    AwaitApiStatus(*(*identities_)[0].client,
+                   absl::StrCat("/api/v1/namespaces/", *n1_, "/configmaps"), 200);
+    AwaitApiStatus(*(*identities_)[1].client, "/api/v1/configmaps", 200);
+
+    reviewer_ = new auth::KubeReviewer(&AdminClient());
+    auth::AuthorizerOptions authorizer_options;
+    authorizer_options.decision_ttl = absl::Seconds(1);
+    authorizer_ = new auth::Authorizer(reviewer_, authorizer_options);
+    InProcessServerOptions options;
+    options.service.authorizer = authorizer_;
+    options.service.auth_recheck_interval = absl::Seconds(2);
+    server_ = new InProcessServer({config::ResourceConfig{"", "", "configmaps"}}, options);
+    server_->WaitSynced();
+  }
+
+  static void TearDownTestSuite() {
+    DeleteClusterGrant(absl::StrCat("informerd-", *n1_));
+    delete server_;
+    delete authorizer_;
+    delete reviewer_;
+    delete identities_;
+  }
+
+  static std::unique_ptr<grpc::ClientContext> Context(const std::string& token,
+                                                      absl::Duration timeout = absl::Seconds(20)) {
+    auto context = std::make_unique<grpc::ClientContext>();
+    if (!token.empty()) context->AddMetadata("authorization", "Bearer " + token);
+    context->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+    return context;
+  }
+
+  static v1::ResourceName ConfigMaps() {
+    v1::ResourceName name;
+    name.set_resource("configmaps");
+    return name;
+  }
+
+  static grpc::Status List(const std::string& token, const std::string& ns,
+                           v1::ListResponse* response = nullptr) {
+    v1::ListRequest request;
+    *request.mutable_resource() = ConfigMaps();
+    request.set_namespace_(ns);
+    v1::ListResponse ignored;
+    return server_->stub().List(Context(token).get(), request,
+                                response != nullptr ? response : &ignored);
+  }
+
+  static grpc::Status Get(const std::string& token, const std::string& ns,
+                          const std::string& name) {
+    v1::GetRequest request;
+    *request.mutable_resource() = ConfigMaps();
+    request.set_namespace_(ns);
+    request.set_name(name);
+    v1::GetResponse response;
+    return server_->stub().Get(Context(token).get(), request, &response);
+  }
+
+  // Starts a Watch from "0" (the current state first) and returns its
+  // status: OK once the first event arrives.
+  static grpc::Status WatchStarts(const std::string& token, const std::string& ns) {
+    v1::WatchRequest request;
+    *request.mutable_resource() = ConfigMaps();
+    request.set_namespace_(ns);
+    request.set_resource_version("0");
+    std::unique_ptr<grpc::ClientContext> context = Context(token);
+    std::unique_ptr<grpc::ClientReader<v1::WatchEvent>> reader =
+        server_->stub().Watch(context.get(), request);
+    v1::WatchEvent event;
+    if (reader->Read(&event)) {
+      context->TryCancel();
+      reader->Finish().ok();
+      return grpc::Status::OK;
+    }
+    return reader->Finish();
+  }
+
+  static std::string* n1_;
+  static std::string* n2_;
+  static std::vector<Identity>* identities_;
+  static auth::KubeReviewer* reviewer_;
+  static auth::Authorizer* authorizer_;
+  static InProcessServer* server_;
+};
+
+std::string* AuthTest::n1_ = nullptr;
+std::string* AuthTest::n2_ = nullptr;
+std::vector<AuthTest::Identity>* AuthTest::identities_ = nullptr;
+auth::KubeReviewer* AuthTest::reviewer_ = nullptr;
+auth::Authorizer* AuthTest::authorizer_ = nullptr;
+InProcessServer* AuthTest::server_ = nullptr;
+
+grpc::StatusCode Expected(int http_status) {
+  return http_status == 200 ? grpc::StatusCode::OK : grpc::StatusCode::PERMISSION_DENIED;
+}
+
+TEST_F(AuthTest, EachIdentityGetsWhatTheApiserverGivesIt) {
+  struct Case {
+    const char* verb;
+    std::string ns;
+    std::string name;
+  };
+  std::vector<Case> cases = {{"list", *n1_, ""},    {"list", *n2_, ""},   {"list", "", ""},
+                             {"get", *n1_, "cm-a"}, {"get", *n2_, "cm-b"}, {"watch", *n1_, ""},
+                             {"watch", *n2_, ""},   {"watch", "", ""}};
+  // What the bindings grant; the apiserver is the judge, this checks the
+  // fixture means what it says.
+  std::map<std::string, int> allowed_counts = {{"alice", 3}, {"bob", 8}, {"carol", 0}};
+  for (const Identity& identity : *identities_) {
+    int allowed = 0;
+    for (const Case& c : cases) {
+      std::string collection = c.ns.empty()
+                                   ? std::string("/api/v1/configmaps")
+                                   : absl::StrCat("/api/v1/namespaces/", c.ns, "/configmaps");
+      std::string path = c.name.empty() ? collection : absl::StrCat(collection, "/", c.name);
+      bool watch = std::string(c.verb) == "watch";
+      if (watch) path += "?watch=1&timeoutSeconds=2";
+      int http = ApiStatus(*identity.client, path, watch);
+      grpc::Status got = std::string(c.verb) == "list" ? List(identity.token, c.ns)
+                         : std::string(c.verb) == "get" ? Get(identity.token, c.ns, c.name)
+                                                        : WatchStarts(identity.token, c.ns);
+      EXPECT_EQ(got.error_code(), Expected(http))
+          << identity.name << " " << c.verb << " in \"" << c.ns << "\": apiserver " << http
+          << ", informerd " << got.error_message();
+      if (got.ok()) ++allowed;
+    }
+    EXPECT_EQ(allowed, allowed_counts[identity.name]) << identity.name;
+  }
+}
+
+TEST_F(AuthTest, ClusterWideDenialNamesWhatIsMissing) {
+  grpc::Status status = List((*identities_)[0].token, "");
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(status.error_message(),
+            "user \"alice\" cannot list configmaps at the cluster scope; set namespace");
+}
+
+TEST_F(AuthTest, AllowedListsMatchTheApiserversItems) {
+  v1::ListResponse response;
+  ASSERT_TRUE(List((*identities_)[0].token, *n1_, &response).ok());
+  ASSERT_EQ(response.items_size(), 1);
+  EXPECT_NE(response.items(0).json().find("\"cm-a\""), std::string::npos);
+}
+
+TEST_F(AuthTest, MissingBadOrMalformedTokensAreUnauthenticated) {
+  EXPECT_EQ(List("", *n1_).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(List("not-a-valid-token", *n1_).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(WatchStarts("not-a-valid-token", *n1_).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(Get("not-a-valid-token", *n1_, "cm-a").error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  v1::ListRequest request;
+  *request.mutable_resource() = ConfigMaps();
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Basic YWxpY2U6cHc=");
+  v1::ListResponse response;
+  EXPECT_EQ(server_->stub().List(&context, request, &response).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+}
+
+TEST_F(AuthTest, UnconfiguredSecretsAreNotFoundEvenForAuthorizedUsers) {
+  v1::ListRequest request;
+  request.mutable_resource()->set_resource("secrets");
+  std::unique_ptr<grpc::ClientContext> context = Context((*identities_)[1].token);
+  v1::ListResponse response;
+  grpc::Status status = server_->stub().List(context.get(), request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND) << status.error_message();
+}
+
+TEST_F(AuthTest, RevokingTheBindingEndsAnOpenWatch) {
+  std::string ns = CreateTestNamespace("authz-revoke");
+  CreateConfigMap(ns, "cm", {});
+  CreateRole(ns, "reader");
+  ApiSend("POST", absl::StrCat("/apis/rbac.authorization.k8s.io/v1/namespaces/", ns, "/rolebindings"),
+          BindingBody("RoleBinding", "alice", "Role", "reader", "alice"));
+  const Identity& alice = (*identities_)[0];
+  AwaitApiStatus(*alice.client, absl::StrCat("/api/v1/namespaces/", ns, "/configmaps"), 200);
+
+  v1::WatchRequest request;
+  *request.mutable_resource() = ConfigMaps();
+  request.set_namespace_(ns);
+  request.set_resource_version("0");
+  std::unique_ptr<grpc::ClientContext> context = Context(alice.token, absl::Seconds(45));
+  std::unique_ptr<grpc::ClientReader<v1::WatchEvent>> reader =
+      server_->stub().Watch(context.get(), request);
+  v1::WatchEvent event;
+  ASSERT_TRUE(reader->Read(&event)) << reader->Finish().error_message();
+
+  ApiSend("DELETE",
+          absl::StrCat("/apis/rbac.authorization.k8s.io/v1/namespaces/", ns, "/rolebindings/alice"),
+          "");
+  absl::Time revoked = absl::Now();
+  while (reader->Read(&event)) {
+  }
+  grpc::Status status = reader->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED) << status.error_message();
+  EXPECT_EQ(status.error_message(),
+            absl::StrCat("user \"alice\" cannot watch configmaps in namespace \"", ns, "\""));
+  // Re-check every 2 s with 1 s decisions, plus the apiserver's RBAC
+  // propagation.
+  EXPECT_LT(absl::Now() - revoked, absl::Seconds(15));
+}
+
+TEST_F(AuthTest, OversizedNamesNamespacesAndTokensAreInvalid) {
+  const std::string& bob = (*identities_)[1].token;
+  grpc::Status status = Get(bob, *n1_, std::string(254, 'a'));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(), "name: longer than 253 characters");
+  EXPECT_EQ(Get(bob, std::string(64, 'n'), "cm-a").error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(List(bob, std::string(64, 'n')).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  v1::ListRequest request;
+  *request.mutable_resource() = ConfigMaps();
+  request.set_continue_token(std::string(4096, 'A'));
+  v1::ListResponse response;
+  status = server_->stub().List(Context(bob).get(), request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(), "continue_token: longer than 2048 bytes");
+}
+
+class LimitsTest : public ::testing::Test {};
+
+TEST_F(LimitsTest, WatchLimitPerIdentityLeavesOthersAlone) {
+  std::string ns = CreateTestNamespace("authz-limits");
+  std::string bob = ReadFileFromEnv("INFORMERD_BOB_TOKEN_FILE");
+  std::string admin = ReadFileFromEnv("INFORMERD_ADMIN_TOKEN_FILE");
+  auth::KubeReviewer reviewer(&AdminClient());
+  auth::Authorizer authorizer(&reviewer, {});
+  InProcessServerOptions options;
+  options.service.authorizer = &authorizer;
+  options.service.max_watches_per_identity = 2;
+  InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
+  server.WaitSynced();
+  std::string prefix = absl::StrCat("informerd-", ns);
+  ApiSend("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+          absl::StrCat(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",)",
+                       R"("metadata":{"name":")", prefix, R"(-reader"},)", ReaderRules(), "}"));
+  ApiSend("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+          BindingBody("ClusterRoleBinding", prefix + "-bob", "ClusterRole", prefix + "-reader",
+                      "bob"));
+  CreateConfigMap(ns, "seed", {});
+  std::unique_ptr<kube::RestClient> bob_client = ClientWithToken(bob);
+  AwaitApiStatus(*bob_client, absl::StrCat("/api/v1/namespaces/", ns, "/configmaps"), 200);
+
+  v1::WatchRequest request;
+  request.mutable_resource()->set_resource("configmaps");
+  request.set_namespace_(ns);
+  // From "0": the current state first, so a first event proves admission.
+  request.set_resource_version("0");
+  auto open = [&](const std::string& token, grpc::ClientContext* context) {
+    context->AddMetadata("authorization", "Bearer " + token);
+    context->set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
+    return server.stub().Watch(context, request);
+  };
+  grpc::ClientContext first_context, second_context, third_context, admin_context;
+  v1::WatchEvent event;
+  auto first = open(bob, &first_context);
+  ASSERT_TRUE(first->Read(&event)) << first->Finish().error_message();
+  auto second = open(bob, &second_context);
+  ASSERT_TRUE(second->Read(&event)) << second->Finish().error_message();
+  auto third = open(bob, &third_context);
+  EXPECT_FALSE(third->Read(&event));
+  grpc::Status status = third->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(status.error_message(),
+            "too many concurrent Watch streams for \"user:bob\": the limit is 2 per caller; "
+            "close some and retry");
+  // Another identity is unaffected.
+  auto other = open(admin, &admin_context);
+  ASSERT_TRUE(other->Read(&event)) << other->Finish().error_message();
+  // And bob's admitted streams keep streaming.
+  CreateConfigMap(ns, "after-limit", {});
+  ASSERT_TRUE(first->Read(&event));
+  EXPECT_EQ(event.type(), v1::WatchEvent::ADDED);
+  EXPECT_NE(event.object().json().find("after-limit"), std::string::npos);
+  for (grpc::ClientContext* context : {&first_context, &second_context, &admin_context}) {
+    context->TryCancel();
+  }
+  DeleteClusterGrant(prefix);
+}
+
+}  // namespace
+}  // namespace informerd::testing
