@@ -158,6 +158,9 @@ void ControlPlane(const std::string& command) {
 }
 
 void KillApiserver() {
+  // Without the script that starts it again, never kill it.
+  ASSERT_NE(std::getenv("INFORMERD_ROOT"), nullptr)
+      << "INFORMERD_ROOT is not set: run through hack/test.sh (suite_resilience)";
   const char* dir = std::getenv("INFORMERD_CP_DIR");
   ASSERT_NE(dir, nullptr) << "INFORMERD_CP_DIR is not set";
   std::string pid_file = absl::StrCat(dir, "/pids/kube-apiserver.pid");
