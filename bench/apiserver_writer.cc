@@ -6,6 +6,7 @@
 #include <httplib.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "rapidjson/document.h"
 #include "server/cache/resource_version.h"
 
@@ -20,9 +21,9 @@ int64_t SteadyNanos() {
 
 std::string ObjectName(size_t index) { return absl::StrCat("fanout-", index); }
 
-// ConfigMap data of about `bytes` bytes whose content changes with `sequence`.
-std::string Payload(uint64_t sequence, size_t bytes) {
-  std::string value = absl::StrCat(sequence, "-");
+// ConfigMap data of `bytes` bytes, unique for each run and sequence.
+std::string Payload(const std::string& run_id, uint64_t sequence, size_t bytes) {
+  std::string value = absl::StrCat(run_id, "-", sequence, "-");
   value.resize(bytes, 'x');
   return value;
 }
@@ -33,6 +34,7 @@ ApiserverWriter::ApiserverWriter(ApiserverTarget target, size_t objects, size_t 
     : target_(std::move(target)),
       objects_(objects),
       object_bytes_(object_bytes),
+      run_id_(absl::StrCat(absl::ToUnixNanos(absl::Now()))),
       client_(std::make_unique<httplib::Client>(target_.url)) {
   client_->set_ca_cert_path(target_.ca_file.c_str());
   client_->set_bearer_token_auth(target_.token.c_str());
@@ -53,7 +55,7 @@ absl::Status ApiserverWriter::Prepare() {
   for (size_t i = 0; i < objects_; ++i) {
     const std::string body = absl::StrCat(
         "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"", ObjectName(i),
-        "\",\"labels\":{\"app\":\"fanout\"}},\"data\":{\"value\":\"", Payload(0, object_bytes_),
+        "\",\"labels\":{\"app\":\"fanout\"}},\"data\":{\"value\":\"", Payload(run_id_, 0, object_bytes_),
         "\"}}");
     auto response = client_->Post(
         absl::StrCat("/api/v1/namespaces/", target_.namespace_, "/configmaps"), body,
@@ -68,7 +70,7 @@ absl::Status ApiserverWriter::Prepare() {
 
 absl::Status ApiserverWriter::Patch(uint64_t sequence, Write* write) {
   const std::string body =
-      absl::StrCat("{\"data\":{\"value\":\"", Payload(sequence, object_bytes_), "\"}}");
+      absl::StrCat("{\"data\":{\"value\":\"", Payload(run_id_, sequence, object_bytes_), "\"}}");
   auto response = client_->Patch(absl::StrCat("/api/v1/namespaces/", target_.namespace_,
                                               "/configmaps/", ObjectName(sequence % objects_)),
                                  body, "application/merge-patch+json");

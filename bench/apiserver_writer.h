@@ -57,8 +57,11 @@ class ApiserverWriter {
   const size_t object_bytes_;
   std::unique_ptr<httplib::Client> client_;
   std::vector<Write> writes_;
-  // Continues across Run calls, so no patch repeats an earlier payload (a
-  // patch that changes nothing produces no event).
+  // Payloads are "<run id>-<sequence>", the sequence continuing across Run
+  // calls, so no patch repeats an earlier payload, also of an earlier
+  // process on the same namespace: a patch that changes nothing produces no
+  // event and returns the object's old resourceVersion.
+  const std::string run_id_;
   uint64_t sequence_ = 0;
 };
 

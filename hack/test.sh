@@ -144,6 +144,21 @@ suite_java_client() {
 }
 extra_suites+=(java_client)
 
+# One harness for every client library: each language's example informer
+# against informerd and the real apiserver, informerd restarted mid-run.
+suite_e2e() {
+  /usr/bin/python3 tests/e2e/harness_test.py
+  tests/e2e/run.sh --langs go,python,cpp,java --junit "$1/e2e.xml"
+}
+extra_suites+=(e2e)
+
+# Bounded chaos on a private control plane (kills its apiserver, cuts
+# connections through a fault proxy, restarts informerd, stalls watchers).
+suite_chaos() {
+  tests/chaos/run.sh --junit "$1/chaos.xml"
+}
+extra_suites+=(chaos)
+
 suite_chart() {
   bazel build //server:informerd //client/cpp:informerctl
   tests/chart/run.sh --junit "$1/chart.xml"

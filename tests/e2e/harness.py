@@ -28,7 +28,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import xml.etree.ElementTree as ET
-from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Set
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Set by stage_binaries.
@@ -641,8 +641,9 @@ class Churn:
             self.create(name)
 
     def random_ops(self, count: int) -> None:
-        actions = (self.create, self.update, self.update, self.relabel, self.delete,
-                   self.recreate)
+        # Creates outweigh deletes, so that the namespace fills up over a run.
+        actions = (self.create, self.create, self.create, self.update, self.update,
+                   self.relabel, self.relabel, self.delete, self.recreate)
         for _ in range(count):
             action = self.rng.choice(actions)
             if action is self.create:

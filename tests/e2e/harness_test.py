@@ -1,0 +1,68 @@
+"""Unit tests of the invariant checks in harness.py (stdlib unittest):
+each check must catch the violation it exists for.
+
+Run: /usr/bin/python3 tests/e2e/harness_test.py
+"""
+
+import unittest
+
+import harness
+
+LIST = {"ns/a": "7", "ns/c": "9"}
+
+
+class ReplayTest(unittest.TestCase):
+    def test_consistent_lines_pass(self):
+        lines = ["ADD ns/a 5", "ADD ns/b 6", "SYNCED", "UPDATE ns/a 5 7",
+                 "DELETE ns/b 6 final-state-unknown", "ADD ns/c 9",
+                 "CACHE ns/a 7", "CACHE ns/c 9"]
+        self.assertEqual(harness.check_final_output(lines, LIST, {"ns/a", "ns/c"}), [])
+
+    def assert_caught(self, lines, fragment, never_removed=frozenset()):
+        errors = harness.check_final_output(lines, LIST, set(never_removed))
+        self.assertTrue(any(fragment in e for e in errors), errors)
+
+    def test_add_of_known_key(self):
+        self.assert_caught(["ADD ns/a 7", "SYNCED", "ADD ns/a 7", "ADD ns/c 9"],
+                           "ADD of a key already present")
+
+    def test_update_with_wrong_old_rv(self):
+        self.assert_caught(["ADD ns/a 5", "SYNCED", "UPDATE ns/a 6 7", "ADD ns/c 9"],
+                           "UPDATE old rv 6")
+
+    def test_delete_of_unknown_key(self):
+        self.assert_caught(["SYNCED", "DELETE ns/x 3"], "DELETE of an unknown key")
+
+    def test_unknown_delete_with_wrong_rv(self):
+        self.assert_caught(["ADD ns/b 4", "SYNCED", "DELETE ns/b 5 final-state-unknown"],
+                           "should carry the last known rv 4")
+
+    def test_missed_delete(self):
+        self.assert_caught(["ADD ns/a 7", "ADD ns/b 1", "ADD ns/c 9", "SYNCED"],
+                           "a missed delete")
+
+    def test_missed_update_in_cache(self):
+        self.assert_caught(["ADD ns/a 7", "ADD ns/c 9", "SYNCED", "CACHE ns/a 6",
+                            "CACHE ns/c 9"], "CACHE has ns/a at rv 6")
+
+    def test_spurious_delete_of_live_object(self):
+        self.assert_caught(["ADD ns/a 7", "SYNCED", "DELETE ns/a 7", "ADD ns/a 7",
+                            "ADD ns/c 9"], "DELETE of ns/a, which was never deleted",
+                           never_removed={"ns/a"})
+
+    def test_live_event_before_synced(self):
+        self.assert_caught(["ADD ns/a 5", "UPDATE ns/a 5 7", "SYNCED", "ADD ns/c 9"],
+                           "UPDATE before SYNCED")
+
+    def test_missing_synced_and_garbage(self):
+        errors = harness.check_final_output(["hello"], {}, set())
+        self.assertIn("no SYNCED line", errors)
+        self.assertTrue(any("not a line of the example's output" in e for e in errors))
+
+    def test_unsorted_cache(self):
+        self.assert_caught(["ADD ns/a 7", "ADD ns/c 9", "SYNCED", "CACHE ns/c 9",
+                            "CACHE ns/a 7"], "not sorted")
+
+
+if __name__ == "__main__":
+    unittest.main()
