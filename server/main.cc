@@ -213,6 +213,7 @@ int Run() {
   service_options.max_watches_per_identity = config.limits.max_watches_per_identity;
   service_options.max_lists = config.limits.max_lists;
   service_options.max_lists_per_identity = config.limits.max_lists_per_identity;
+  service_options.rates = config.limits.rates;
   service::CacheService cache_service(&registry, &metrics, service_options);
 
   grpc::EnableDefaultHealthCheckService(true);

@@ -137,7 +137,9 @@ class Parser {
   absl::Status Limits(const YAML::Node& node, const std::string& where,
                       LimitsConfig* out) const {
     if (auto status = CheckKeys(node, where, {"maxWatches", "maxWatchesPerIdentity", "maxLists",
-                                              "maxListsPerIdentity"});
+                                              "maxListsPerIdentity", "requestsPerSecond",
+                                              "requestBurst", "requestsPerSecondPerIdentity",
+                                              "requestBurstPerIdentity"});
         !status.ok()) {
       return status;
     }
@@ -153,6 +155,12 @@ class Parser {
       if (key == "maxWatchesPerIdentity") out->max_watches_per_identity = count;
       if (key == "maxLists") out->max_lists = count;
       if (key == "maxListsPerIdentity") out->max_lists_per_identity = count;
+      if (key == "requestsPerSecond") out->rates.total_per_second = static_cast<double>(count);
+      if (key == "requestBurst") out->rates.total_burst = static_cast<double>(count);
+      if (key == "requestsPerSecondPerIdentity") {
+        out->rates.per_identity_per_second = static_cast<double>(count);
+      }
+      if (key == "requestBurstPerIdentity") out->rates.per_identity_burst = static_cast<double>(count);
     }
     return absl::OkStatus();
   }

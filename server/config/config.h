@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "server/cache/event_history.h"
+#include "server/limits/rate_limiter.h"
 
 namespace informerd::config {
 
@@ -62,6 +63,8 @@ struct LimitsConfig {
   size_t max_watches_per_identity = 100;
   size_t max_lists = 256;
   size_t max_lists_per_identity = 16;
+  // Requests (List, Get, ListResources and Watch starts) per second.
+  limits::RateLimits rates;
 };
 
 struct Config {

@@ -53,6 +53,10 @@ limits:
   maxWatchesPerIdentity: 5
   maxLists: 40
   maxListsPerIdentity: 4
+  requestsPerSecond: 900
+  requestBurst: 1800
+  requestsPerSecondPerIdentity: 30
+  requestBurstPerIdentity: 60
 )", "test.yaml");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->auth.mode, AuthMode::kKubernetes);
@@ -69,6 +73,10 @@ limits:
   EXPECT_EQ(config->limits.max_watches_per_identity, 5u);
   EXPECT_EQ(config->limits.max_lists, 40u);
   EXPECT_EQ(config->limits.max_lists_per_identity, 4u);
+  EXPECT_EQ(config->limits.rates.total_per_second, 900);
+  EXPECT_EQ(config->limits.rates.total_burst, 1800);
+  EXPECT_EQ(config->limits.rates.per_identity_per_second, 30);
+  EXPECT_EQ(config->limits.rates.per_identity_burst, 60);
   EXPECT_TRUE(IsSensitive(*config, ResourceConfig{"example.com", "", "tokens"}));
   // Secrets stay sensitive whatever the list says.
   EXPECT_TRUE(IsSensitive(*config, ResourceConfig{"", "", "secrets"}));

@@ -95,7 +95,8 @@ CacheService::CacheService(const ResourceRegistry* registry, metrics::Metrics* m
       options_(options),
       watch_limiter_("concurrent Watch streams", options.max_watches_per_identity,
                      options.max_watches),
-      list_limiter_("in-flight Lists", options.max_lists_per_identity, options.max_lists) {
+      list_limiter_("in-flight Lists", options.max_lists_per_identity, options.max_lists),
+      rate_limiter_(options.rates) {
   if (options_.authorizer != nullptr) recheck_worker_ = std::make_unique<auth::RecheckWorker>();
 }
 
@@ -103,7 +104,7 @@ grpc::Status CacheService::Authenticate(grpc::CallbackServerContext* context, co
                                         Caller* caller) {
   if (options_.authorizer == nullptr) {
     caller->identity = PeerHost(context->peer());
-    return grpc::Status::OK;
+    return AdmitRate(*caller, method);
   }
   std::vector<std::string_view> values;
   auto [begin, end] = context->client_metadata().equal_range("authorization");
@@ -118,7 +119,15 @@ grpc::Status CacheService::Authenticate(grpc::CallbackServerContext* context, co
   caller->user = *std::move(user);
   caller->token = *std::move(token);
   caller->identity = absl::StrCat("user:", caller->user.username);
-  return grpc::Status::OK;
+  return AdmitRate(*caller, method);
+}
+
+grpc::Status CacheService::AdmitRate(const Caller& caller, const char* method) {
+  bool per_identity = false;
+  absl::Status admitted = rate_limiter_.Admit(caller.identity, &per_identity);
+  if (admitted.ok()) return grpc::Status::OK;
+  metrics_->RequestRejected(method, per_identity ? "identity_rate" : "global_rate");
+  return ToGrpc(admitted);
 }
 
 grpc::Status CacheService::Authorize(const Caller& caller, const ServedResource& resource,

@@ -23,6 +23,7 @@
 #include "server/auth/authorizer.h"
 #include "server/auth/recheck_worker.h"
 #include "server/limits/concurrency_limiter.h"
+#include "server/limits/rate_limiter.h"
 #include "server/metrics/metrics.h"
 #include "server/service/served_resource.h"
 #include "server/service/watch_stream.h"
@@ -48,6 +49,7 @@ struct CacheServiceOptions {
   size_t max_watches_per_identity = 100;
   size_t max_lists = 256;
   size_t max_lists_per_identity = 16;
+  limits::RateLimits rates;
 };
 
 using RawCacheService = v1::Cache::WithRawCallbackMethod_List<
@@ -83,6 +85,8 @@ class CacheService final : public RawCacheService {
     std::string identity;  // what the limits count by
   };
 
+  // Charges one request to the caller's rate limit.
+  grpc::Status AdmitRate(const Caller& caller, const char* method);
   grpc::Status Authenticate(grpc::CallbackServerContext* context, const char* method,
                             Caller* caller);
   grpc::Status Authorize(const Caller& caller, const ServedResource& resource,
@@ -102,6 +106,7 @@ class CacheService final : public RawCacheService {
   const CacheServiceOptions options_;
   limits::ConcurrencyLimiter watch_limiter_;
   limits::ConcurrencyLimiter list_limiter_;
+  limits::RateLimiter rate_limiter_;
   WatchRegistry watches_;
   // Declared last: destroyed first, so no re-check runs on a dying service.
   std::unique_ptr<auth::RecheckWorker> recheck_worker_;
