@@ -34,8 +34,8 @@ ApiserverWriter::ApiserverWriter(ApiserverTarget target, size_t objects, size_t 
     : target_(std::move(target)),
       objects_(objects),
       object_bytes_(object_bytes),
-      run_id_(absl::StrCat(absl::ToUnixNanos(absl::Now()))),
-      client_(std::make_unique<httplib::Client>(target_.url)) {
+      client_(std::make_unique<httplib::Client>(target_.url)),
+      run_id_(absl::StrCat(absl::ToUnixNanos(absl::Now()))) {
   client_->set_ca_cert_path(target_.ca_file.c_str());
   client_->set_bearer_token_auth(target_.token.c_str());
   client_->set_keep_alive(true);

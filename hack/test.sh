@@ -159,6 +159,13 @@ suite_chaos() {
 }
 extra_suites+=(chaos)
 
+# Each benchmark briefly (ingest, memory, fan-out): they must run and print
+# their tables; the numbers themselves live in docs/BENCHMARKS.md.
+suite_bench_smoke() {
+  bench/smoke.sh --junit "$1/bench.xml"
+}
+extra_suites+=(bench_smoke)
+
 suite_chart() {
   bazel build //server:informerd //client/cpp:informerctl
   tests/chart/run.sh --junit "$1/chart.xml"

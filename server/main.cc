@@ -54,6 +54,8 @@ ABSL_FLAG(std::string, tls_cert_file, "",
 ABSL_FLAG(std::string, tls_key_file, "", "PEM private key for --tls-cert-file");
 ABSL_FLAG(std::string, client_ca_file, "",
           "PEM CA bundle; set: gRPC clients must present a certificate it signed (mTLS)");
+ABSL_FLAG(bool, http_tls, false,
+          "serve --http-address over TLS with the gRPC port's certificate, key and client CA");
 ABSL_FLAG(std::string, log_level, "info", "debug, info, warning or error");
 ABSL_FLAG(bool, log_json, false, "log JSON lines");
 
@@ -100,6 +102,10 @@ config::Config LoadConfig() {
   }
   if (std::string file = absl::GetFlag(FLAGS_client_ca_file); !file.empty()) {
     config.tls.client_ca_file = file;
+  }
+  if (absl::GetFlag(FLAGS_http_tls)) config.tls.http = true;
+  if (config.tls.http && config.tls.cert_file.empty()) {
+    Fatal("--http-tls: needs --tls-cert-file and --tls-key-file");
   }
   if (config.resources.empty()) {
     Fatal("nothing to serve: name resources with --resources=configmaps,pods or in --config");
@@ -240,7 +246,9 @@ int Run() {
 
   std::atomic<bool> ready{false};
   admin::AdminServer admin(&registry, &metrics, &ready);
-  if (absl::Status status = admin.Start(absl::GetFlag(FLAGS_http_address)); !status.ok()) {
+  if (absl::Status status = admin.Start(absl::GetFlag(FLAGS_http_address),
+                                       config.tls.http ? &tls_files : nullptr);
+      !status.ok()) {
     Fatal(std::string(status.message()));
   }
   log::Info(kComponent, absl::StrCat("HTTP on ", absl::GetFlag(FLAGS_http_address)));

@@ -14,12 +14,11 @@ AdminServer::AdminServer(const service::ResourceRegistry* registry, metrics::Met
                          const std::atomic<bool>* serving)
     : registry_(registry),
       metrics_(metrics),
-      serving_(serving),
-      server_(std::make_unique<httplib::Server>()) {}
+      serving_(serving) {}
 
 AdminServer::~AdminServer() { Stop(); }
 
-absl::Status AdminServer::Start(const std::string& address) {
+absl::Status AdminServer::Start(const std::string& address, const tls::TlsFiles* tls) {
   size_t colon = address.rfind(':');
   int port = 0;
   if (colon == std::string::npos || !absl::SimpleAtoi(address.substr(colon + 1), &port) ||
@@ -28,6 +27,17 @@ absl::Status AdminServer::Start(const std::string& address) {
         absl::StrCat("--http-address: \"", address, "\" is not HOST:PORT"));
   }
   std::string host = address.substr(0, colon);
+  if (tls != nullptr && !tls->cert_file.empty()) {
+    certificate_ = std::make_unique<tls::ReloadingCertificate>(*tls);
+    absl::Status configured;
+    server_ = std::make_unique<httplib::SSLServer>([&](SSL_CTX& context) {
+      configured = certificate_->Configure(&context);
+      return configured.ok();
+    });
+    if (!configured.ok()) return configured;
+  } else {
+    server_ = std::make_unique<httplib::Server>();
+  }
   server_->Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
     response.set_content("ok\n", "text/plain");
   });
@@ -53,7 +63,8 @@ absl::Status AdminServer::Start(const std::string& address) {
     response.set_content(prometheus::TextSerializer().Serialize(families),
                          "text/plain; version=0.0.4");
   });
-  if (!server_->bind_to_port(host.c_str(), port)) {
+  port_ = port == 0 ? server_->bind_to_any_port(host.c_str()) : port;
+  if (port_ <= 0 || (port != 0 && !server_->bind_to_port(host.c_str(), port))) {
     return absl::UnavailableError(absl::StrCat("--http-address: cannot listen on ", address));
   }
   thread_ = std::thread([this] { server_->listen_after_bind(); });
@@ -61,6 +72,7 @@ absl::Status AdminServer::Start(const std::string& address) {
 }
 
 void AdminServer::Stop() {
+  if (server_ == nullptr) return;
   server_->stop();
   if (thread_.joinable()) thread_.join();
 }

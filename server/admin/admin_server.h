@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "server/metrics/metrics.h"
 #include "server/service/served_resource.h"
+#include "server/tls/reloading_certificate.h"
 
 namespace httplib {
 class Server;
@@ -32,15 +33,21 @@ class AdminServer {
               const std::atomic<bool>* serving);
   ~AdminServer();
 
-  // Binds `address` ("host:port") and serves in a background thread.
-  absl::Status Start(const std::string& address);
+  // Binds `address` ("host:port") and serves in a background thread; with
+  // `tls` (certificate and key set) as HTTPS, re-reading rotated files.
+  absl::Status Start(const std::string& address, const tls::TlsFiles* tls = nullptr);
+
+  // The bound port (useful with port 0).
+  int port() const { return port_; }
   void Stop();
 
  private:
   const service::ResourceRegistry* const registry_;
   metrics::Metrics* const metrics_;
   const std::atomic<bool>* const serving_;
+  std::unique_ptr<tls::ReloadingCertificate> certificate_;
   std::unique_ptr<httplib::Server> server_;
+  int port_ = 0;
   std::thread thread_;
 };
 

@@ -113,7 +113,7 @@ class Parser {
 
   absl::Status Tls(const YAML::Node& node, const std::string& where, TlsConfig* out) const {
     if (auto status = CheckKeys(node, where, {"certFile", "keyFile", "clientCaFile",
-                                              "refreshSeconds"});
+                                              "refreshSeconds", "http"});
         !status.ok()) {
       return status;
     }
@@ -125,6 +125,7 @@ class Parser {
       if (key == "certFile") status = String(entry.second, path, &out->cert_file);
       if (key == "keyFile") status = String(entry.second, path, &out->key_file);
       if (key == "clientCaFile") status = String(entry.second, path, &out->client_ca_file);
+      if (key == "http") status = Bool(entry.second, path, &out->http);
       if (key == "refreshSeconds") {
         status = Count(entry.second, path, 1, 86400, &number);
         out->refresh_interval = absl::Seconds(number);

@@ -55,12 +55,15 @@ struct TlsConfig {
   std::string key_file;
   std::string client_ca_file;  // set: clients need a certificate it signed
   absl::Duration refresh_interval = absl::Minutes(1);
+  // The HTTP port (/healthz, /readyz, /metrics) uses the same certificate,
+  // key and client CA.
+  bool http = false;
 };
 
 // Per caller identity and in total.
 struct LimitsConfig {
   size_t max_watches = 10000;
-  size_t max_watches_per_identity = 100;
+  size_t max_watches_per_identity = 1000;
   size_t max_lists = 256;
   size_t max_lists_per_identity = 16;
   // Requests (List, Get, ListResources and Watch starts) per second.

@@ -46,7 +46,7 @@ struct CacheServiceOptions {
   absl::Duration auth_recheck_interval = absl::Minutes(1);
   // Identities are users with an Authorizer, else peer addresses.
   size_t max_watches = 10000;
-  size_t max_watches_per_identity = 100;
+  size_t max_watches_per_identity = 1000;
   size_t max_lists = 256;
   size_t max_lists_per_identity = 16;
   limits::RateLimits rates;

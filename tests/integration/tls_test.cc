@@ -3,59 +3,27 @@
 // certificate, and a rotated certificate reaches new connections while an
 // open Watch keeps streaming.
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
 
 #include <grpcpp/grpcpp.h>
+
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "server/tls/server_credentials.h"
+#include "tests/certificates/test_certificates.h"
 #include "tests/integration/live_cluster.h"
 
 namespace informerd::testing {
 namespace {
 
-std::string Dir() {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  return tmp != nullptr ? tmp : "/tmp";
-}
-
-std::string Path(const std::string& name) { return absl::StrCat(Dir(), "/", name); }
-
-std::string Read(const std::string& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
-void Shell(const std::string& command) {
-  ASSERT_EQ(std::system(absl::StrCat(command, " 2>/dev/null").c_str()), 0) << command;
-}
-
-void MakeCa(const std::string& name) {
-  Shell(absl::StrCat("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes",
-                   " -days 1 -subj /CN=", name, " -keyout ", Path(name + ".key"), " -out ",
-                   Path(name + ".crt")));
-}
-
-// Signs `key` (created if missing) as `cert` with CA `ca`, for localhost.
-void MakeCert(const std::string& ca, const std::string& key, const std::string& cert) {
-  if (Read(Path(key)).empty()) {
-    Shell(absl::StrCat("openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:prime256v1 -out ",
-                     Path(key)));
-  }
-  std::ofstream(Path("san.cnf")) << "subjectAltName=DNS:localhost,IP:127.0.0.1\n";
-  Shell(absl::StrCat("openssl req -new -key ", Path(key), " -subj /CN=localhost -out ",
-                   Path(cert + ".csr")));
-  Shell(absl::StrCat("openssl x509 -req -days 1 -in ", Path(cert + ".csr"), " -CA ",
-                   Path(ca + ".crt"), " -CAkey ", Path(ca + ".key"),
-                   " -CAcreateserial -extfile ", Path("san.cnf"), " -out ", Path(cert)));
-}
+std::string Path(const std::string& name) { return CertPath(name); }
+std::string Read(const std::string& path) { return ReadFile(path); }
 
 std::unique_ptr<v1::Cache::Stub> Stub(int port, const std::string& ca,
                                       const std::string& client_key = "",
@@ -136,7 +104,8 @@ TEST_F(TlsTest, RejectsIncompleteSettings) {
 TEST_F(TlsTest, RotatedCertificateReachesNewConnectionsWhileStreamsContinue) {
   // A copy the test rotates; the key stays, so replacing the one certificate
   // file is atomic.
-  Shell(absl::StrCat("cp ", Path("server.crt"), " ", Path("rotating.crt")));
+  std::filesystem::copy_file(Path("server.crt"), Path("rotating.crt"),
+                             std::filesystem::copy_options::overwrite_existing);
   tls::TlsFiles files{Path("rotating.crt"), Path("server.key"), "", absl::Seconds(1)};
   InProcessServerOptions options;
   options.credentials = *tls::MakeServerCredentials(files);
@@ -156,7 +125,7 @@ TEST_F(TlsTest, RotatedCertificateReachesNewConnectionsWhileStreamsContinue) {
   ASSERT_TRUE(watch->Read(&event)) << watch->Finish().error_message();
 
   MakeCert("ca2", "server.key", "next.crt");
-  Shell(absl::StrCat("mv ", Path("next.crt"), " ", Path("rotating.crt")));
+  std::filesystem::rename(Path("next.crt"), Path("rotating.crt"));
   // The provider re-reads every second: new connections soon trust ca2.
   absl::Time deadline = absl::Now() + absl::Seconds(20);
   while (!ListResources(*Stub(server.port(), "ca2")).ok()) {

@@ -1,0 +1,89 @@
+#include "server/admin/admin_server.h"
+
+#include <filesystem>
+
+#include <httplib.h>
+#include <gtest/gtest.h>
+
+#include "absl/time/clock.h"
+#include "tests/certificates/test_certificates.h"
+
+namespace informerd::admin {
+namespace {
+
+using testing::CertPath;
+using testing::MakeCa;
+using testing::MakeCert;
+
+class AdminServerTest : public ::testing::Test {
+ protected:
+  service::ResourceRegistry registry_;
+  metrics::Metrics metrics_;
+  std::atomic<bool> ready_{false};
+};
+
+TEST_F(AdminServerTest, ProbesAndMetricsOverPlainHttp) {
+  AdminServer server(&registry_, &metrics_, &ready_);
+  ASSERT_TRUE(server.Start("127.0.0.1:0").ok());
+  httplib::Client client("127.0.0.1", server.port());
+  EXPECT_EQ(client.Get("/healthz")->status, 200);
+  auto readyz = client.Get("/readyz");
+  EXPECT_EQ(readyz->status, 503);
+  EXPECT_EQ(readyz->body, "starting\n");
+  ready_ = true;
+  EXPECT_EQ(client.Get("/readyz")->status, 200);
+  auto metrics = client.Get("/metrics");
+  EXPECT_EQ(metrics->status, 200);
+  EXPECT_NE(metrics->body.find("informerd_dispatch_latency_seconds"), std::string::npos);
+}
+
+TEST_F(AdminServerTest, BadAddressesAreNamed) {
+  AdminServer server(&registry_, &metrics_, &ready_);
+  absl::Status status = server.Start("no-port");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("--http-address"), absl::string_view::npos);
+}
+
+TEST_F(AdminServerTest, HttpsPicksUpRotatedCertificates) {
+  MakeCa("admin-ca-1");
+  MakeCa("admin-ca-2");
+  MakeCert("admin-ca-1", "admin.key", "admin.crt");
+  tls::TlsFiles files{CertPath("admin.crt"), CertPath("admin.key"), "", absl::ZeroDuration()};
+  AdminServer server(&registry_, &metrics_, &ready_);
+  ASSERT_TRUE(server.Start("127.0.0.1:0", &files).ok());
+
+  auto get = [&](const std::string& ca) {
+    httplib::SSLClient client("localhost", server.port());
+    client.set_ca_cert_path(CertPath(ca + ".crt").c_str());
+    client.enable_server_certificate_verification(true);
+    client.set_connection_timeout(5);
+    auto response = client.Get("/healthz");
+    return response ? response->status : -1;
+  };
+  EXPECT_EQ(get("admin-ca-1"), 200);
+  EXPECT_EQ(get("admin-ca-2"), -1);  // Not trusted.
+  httplib::Client plain("127.0.0.1", server.port());
+  plain.set_connection_timeout(5);
+  auto plain_response = plain.Get("/healthz");
+  EXPECT_TRUE(!plain_response || plain_response->status != 200);
+
+  // Rotation: a certificate from the second CA replaces the first.
+  MakeCert("admin-ca-2", "admin.key", "admin-next.crt");
+  std::filesystem::rename(CertPath("admin-next.crt"), CertPath("admin.crt"));
+  EXPECT_EQ(get("admin-ca-2"), 200);
+  EXPECT_EQ(get("admin-ca-1"), -1);
+}
+
+TEST_F(AdminServerTest, HttpsRefusesAMismatchedKeyPair) {
+  MakeCa("admin-ca-3");
+  MakeCert("admin-ca-3", "first.key", "first.crt");
+  MakeCert("admin-ca-3", "second.key", "second.crt");
+  tls::TlsFiles files{CertPath("first.crt"), CertPath("second.key"), "", absl::Minutes(1)};
+  AdminServer server(&registry_, &metrics_, &ready_);
+  absl::Status status = server.Start("127.0.0.1:0", &files);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("does not match"), absl::string_view::npos) << status;
+}
+
+}  // namespace
+}  // namespace informerd::admin
