@@ -76,6 +76,14 @@ size_t VarintSize(uint64_t value) {
 
 void DeleteString(void* user_data) { delete static_cast<std::string*>(user_data); }
 
+// A RapidJSON output stream appending to a string.
+struct StringOutput {
+  using Ch = char;
+  void Put(char c) { text->push_back(c); }
+  void Flush() {}
+  std::string* text;
+};
+
 ObjectPtr Serialize(const rapidjson::Value& object, Object::Metadata meta, uint64_t version,
                     FieldValues field_values);
 
@@ -154,24 +162,42 @@ namespace {
 
 ObjectPtr Serialize(const rapidjson::Value& object, Object::Metadata meta, uint64_t version,
                     FieldValues field_values) {
-  rapidjson::StringBuffer json;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(json);
+  // The JSON is written into a scratch buffer reused by the thread, then
+  // copied once into an exactly sized buffer framed by hand as the
+  // informerd.v1.Object message (field 1, then the metadata fields), which
+  // the slice owns. Going through the generated message would copy the JSON
+  // twice more; an exactly sized buffer keeps memory at the JSON's size.
+  thread_local std::string scratch;
+  scratch.clear();
+  StringOutput output{&scratch};
+  rapidjson::Writer<StringOutput> writer(output);
   object.Accept(writer);
 
-  v1::Object message;
-  message.set_json(json.GetString(), json.GetSize());
-  message.set_namespace_(meta.namespace_);
-  message.set_name(meta.name);
-  message.set_uid(meta.uid);
-  message.set_resource_version(meta.resource_version);
-  for (const auto& [key, value] : meta.labels) (*message.mutable_labels())[key] = value;
-  auto* serialized = new std::string();
-  message.SerializeToString(serialized);
-  // Field 1 (json) is serialized first: one tag byte, its length, the bytes.
-  size_t json_offset = message.json().empty() ? 0 : 1 + VarintSize(json.GetSize());
-  grpc::Slice wire(serialized->data(), serialized->size(), &DeleteString, serialized);
+  v1::Object metadata;
+  metadata.set_namespace_(meta.namespace_);
+  metadata.set_name(meta.name);
+  metadata.set_uid(meta.uid);
+  metadata.set_resource_version(meta.resource_version);
+  for (const auto& [key, value] : meta.labels) (*metadata.mutable_labels())[key] = value;
+  std::string tail = metadata.SerializeAsString();
+
+  const size_t json_size = scratch.size();
+  const size_t header_size = 1 + VarintSize(json_size);
+  auto* buffer = new std::string();
+  buffer->reserve(header_size + json_size + tail.size());
+  buffer->push_back(static_cast<char>((v1::Object::kJsonFieldNumber << 3) | 2));
+  for (uint64_t length = json_size; ; length >>= 7) {
+    if (length < 0x80) {
+      buffer->push_back(static_cast<char>(length));
+      break;
+    }
+    buffer->push_back(static_cast<char>((length & 0x7f) | 0x80));
+  }
+  buffer->append(scratch);
+  buffer->append(tail);
+  grpc::Slice wire(buffer->data(), buffer->size(), &DeleteString, buffer);
   return std::make_shared<const Object>(std::move(meta), version, std::move(field_values),
-                                        std::move(wire), json_offset, json.GetSize());
+                                        std::move(wire), header_size, json_size);
 }
 
 }  // namespace

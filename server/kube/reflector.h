@@ -104,6 +104,8 @@ class Reflector {
   WatchEnd WatchOnce(Failure* failure);
   absl::Status HandleWatchFrame(std::string_view frame,
                                 absl::Status* server_error, bool* expired);
+  // The frame being parsed in place; reused to avoid an allocation per event.
+  std::string frame_buffer_;
   // Classifies a non-2xx answer, counting it.
   Failure HttpFailure(int http_status, absl::Duration retry_after,
                       std::string_view body, std::string_view what);
