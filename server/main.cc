@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <algorithm>
@@ -113,24 +114,30 @@ config::Config LoadConfig() {
   return config;
 }
 
+std::string KubectlName(const config::ResourceConfig& wanted) {
+  return wanted.group.empty() ? wanted.resource : absl::StrCat(wanted.resource, ".", wanted.group);
+}
+
 // Discovery retries while the API server is unreachable (it may start after
-// informerd); a resource it does not serve is fatal.
-kube::ResourceInfo DiscoverOrDie(kube::RestClient& client, const config::ResourceConfig& wanted) {
-  std::string name = wanted.group.empty() ? wanted.resource
-                                          : absl::StrCat(wanted.resource, ".", wanted.group);
+// informerd). nullopt when the API server does not serve the resource (yet:
+// its CRD may be installed later); any other refusal is fatal.
+std::optional<kube::ResourceInfo> Discover(kube::RestClient& client,
+                                           const config::ResourceConfig& wanted,
+                                           absl::Duration retry_for) {
   absl::Duration delay = absl::Milliseconds(500);
-  absl::Time deadline = absl::Now() + absl::Minutes(2);
+  absl::Time deadline = absl::Now() + retry_for;
   while (true) {
     absl::StatusOr<kube::ResourceInfo> info =
         kube::Discover(client, wanted.group, wanted.version, wanted.resource);
     if (info.ok()) return *std::move(info);
+    if (info.status().code() == absl::StatusCode::kNotFound) return std::nullopt;
     bool transient = info.status().code() == absl::StatusCode::kUnavailable ||
                      info.status().code() == absl::StatusCode::kDeadlineExceeded;
     if (!transient || absl::Now() > deadline) {
-      Fatal(absl::StrCat("resource ", name, ": ", info.status().message()));
+      Fatal(absl::StrCat("resource ", KubectlName(wanted), ": ", info.status().message()));
     }
-    log::Warning(kComponent, absl::StrCat("discovery of ", name, " failed, retrying: ",
-                                          info.status().message()));
+    log::Warning(kComponent, absl::StrCat("discovery of ", KubectlName(wanted),
+                                          " failed, retrying: ", info.status().message()));
     absl::SleepFor(delay);
     delay = std::min(delay * 2, absl::Seconds(10));
   }
@@ -138,9 +145,10 @@ kube::ResourceInfo DiscoverOrDie(kube::RestClient& client, const config::Resourc
 
 std::unique_ptr<service::ServedResource> StartResource(kube::RestClient& client,
                                                        const config::Config& config,
-                                                       const config::ResourceConfig& wanted) {
+                                                       const config::ResourceConfig& wanted,
+                                                       kube::ResourceInfo info) {
   auto served = std::make_unique<service::ServedResource>();
-  served->info = DiscoverOrDie(client, wanted);
+  served->info = std::move(info);
   served->schema.strip_managed_fields = wanted.strip_managed_fields;
   served->schema.drop_fields = wanted.drop_fields;
   served->schema.field_indexes = wanted.field_indexes;
@@ -196,6 +204,7 @@ int Run() {
   }
 
   service::ResourceRegistry registry;
+  std::vector<config::ResourceConfig> pending;
   for (const config::ResourceConfig& wanted : config.resources) {
     if (config::IsSensitive(config, wanted)) {
       log::Warning(kComponent,
@@ -205,7 +214,15 @@ int Run() {
                                 authorizer == nullptr ? ", to every caller (--auth-mode=none)"
                                                       : ""));
     }
-    registry.Add(StartResource(**client, config, wanted));
+    if (std::optional<kube::ResourceInfo> info = Discover(**client, wanted, absl::Minutes(2))) {
+      registry.Add(StartResource(**client, config, wanted, *std::move(info)));
+    } else {
+      log::Warning(kComponent, absl::StrCat("resource ", KubectlName(wanted),
+                                            " is not served by the API server yet (is its "
+                                            "CustomResourceDefinition installed?); waiting for it"));
+      registry.AddPending(wanted.group, wanted.resource);
+      pending.push_back(wanted);
+    }
   }
 
   metrics::Metrics metrics;
@@ -254,15 +271,35 @@ int Run() {
   log::Info(kComponent, absl::StrCat("HTTP on ", absl::GetFlag(FLAGS_http_address)));
 
   absl::Notification stopping;
-  std::thread readiness([&] {
-    for (const auto& served : registry.all()) {
-      while (!served->informer->WaitForVersion(0, absl::Milliseconds(100))) {
-        if (stopping.HasBeenNotified()) return;
+  // Resources whose CRD is not installed yet are looked up again until they
+  // appear, so they are served like built-in types once they exist.
+  std::thread discoverer([&] {
+    while (!pending.empty() && !stopping.WaitForNotificationWithTimeout(absl::Seconds(5))) {
+      for (auto it = pending.begin(); it != pending.end();) {
+        absl::StatusOr<kube::ResourceInfo> info =
+            kube::Discover(**client, it->group, it->version, it->resource);
+        if (!info.ok()) {
+          if (info.status().code() != absl::StatusCode::kNotFound) {
+            log::Warning(kComponent, absl::StrCat("discovery of ", KubectlName(*it),
+                                                  " failed, retrying: ", info.status().message()));
+          }
+          ++it;
+          continue;
+        }
+        registry.Add(StartResource(**client, config, *it, *std::move(info)));
+        it = pending.erase(it);
       }
     }
-    health->SetServingStatus(true);
-    ready = true;
-    log::Info(kComponent, "all resources synced; serving");
+  });
+  std::thread readiness([&] {
+    while (!stopping.WaitForNotificationWithTimeout(absl::Milliseconds(100))) {
+      if (registry.AllSynced()) {
+        health->SetServingStatus(true);
+        ready = true;
+        log::Info(kComponent, "all resources synced; serving");
+        return;
+      }
+    }
   });
 
   sigset_t signals;
@@ -274,12 +311,13 @@ int Run() {
   log::Info(kComponent, absl::StrCat("signal ", signal_number, ": draining"));
   stopping.Notify();
   readiness.join();
+  discoverer.join();
   ready = false;
   health->SetServingStatus(false);
   cache_service.EndWatches();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   admin.Stop();
-  for (const auto& served : registry.all()) served->reflector->Stop();
+  for (service::ServedResource* served : registry.all()) served->reflector->Stop();
   log::Info(kComponent, "stopped");
   return 0;
 }

@@ -47,14 +47,18 @@ absl::Status AdminServer::Start(const std::string& address, const tls::TlsFiles*
       return;
     }
     std::vector<std::string> syncing;
-    for (const auto& served : registry_->all()) {
+    for (const service::ServedResource* served : registry_->all()) {
       if (!served->informer->synced()) syncing.push_back(served->DisplayName());
     }
+    std::vector<std::string> pending = registry_->pending();
+    std::string body;
+    if (!syncing.empty()) absl::StrAppend(&body, "syncing: ", absl::StrJoin(syncing, ", "), "\n");
+    if (!pending.empty()) {
+      absl::StrAppend(&body, "not served by the API server yet: ", absl::StrJoin(pending, ", "),
+                      "\n");
+    }
     response.status = 503;
-    response.set_content(syncing.empty()
-                             ? std::string("starting\n")
-                             : absl::StrCat("syncing: ", absl::StrJoin(syncing, ", "), "\n"),
-                         "text/plain");
+    response.set_content(body.empty() ? std::string("starting\n") : body, "text/plain");
   });
   server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
     std::vector<prometheus::MetricFamily> families = metrics_->registry().Collect();

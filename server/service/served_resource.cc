@@ -17,14 +17,32 @@ bool ServedResource::IsSelectableField(std::string_view field) const {
   return std::binary_search(schema.field_indexes.begin(), schema.field_indexes.end(), field);
 }
 
+namespace {
+
+std::string KubectlName(const std::string& group, const std::string& resource) {
+  return group.empty() ? resource : absl::StrCat(resource, ".", group);
+}
+
+}  // namespace
+
 void ResourceRegistry::Add(std::unique_ptr<ServedResource> resource) {
+  absl::MutexLock lock(&mu_);
+  pending_.erase(std::remove(pending_.begin(), pending_.end(),
+                             std::make_pair(resource->info.group, resource->info.resource)),
+                 pending_.end());
   resources_.push_back(std::move(resource));
+}
+
+void ResourceRegistry::AddPending(const std::string& group, const std::string& resource) {
+  absl::MutexLock lock(&mu_);
+  pending_.emplace_back(group, resource);
 }
 
 absl::StatusOr<ServedResource*> ResourceRegistry::Find(const v1::ResourceName& name) const {
   if (name.resource().empty()) {
     return absl::InvalidArgumentError("resource.resource: required (e.g. \"pods\")");
   }
+  absl::MutexLock lock(&mu_);
   for (const auto& served : resources_) {
     if (served->info.resource != name.resource() || served->info.group != name.group()) continue;
     if (!name.version().empty() && name.version() != served->info.version) {
@@ -34,16 +52,39 @@ absl::StatusOr<ServedResource*> ResourceRegistry::Find(const v1::ResourceName& n
     }
     return served.get();
   }
+  std::string requested = KubectlName(name.group(), name.resource());
+  for (const auto& [group, resource] : pending_) {
+    if (group == name.group() && resource == name.resource()) {
+      return absl::UnavailableError(absl::StrCat(
+          "resource ", requested,
+          " is configured but the API server does not serve it yet (is its "
+          "CustomResourceDefinition installed?); informerd serves it once it appears"));
+    }
+  }
   std::vector<std::string> names;
   for (const auto& served : resources_) names.push_back(served->DisplayName());
-  std::string requested =
-      name.group().empty() ? name.resource() : absl::StrCat(name.resource(), ".", name.group());
   return absl::NotFoundError(absl::StrCat("resource ", requested, " is not served; served: ",
                                           absl::StrJoin(names, ", ")));
 }
 
+std::vector<ServedResource*> ResourceRegistry::all() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<ServedResource*> all;
+  for (const auto& served : resources_) all.push_back(served.get());
+  return all;
+}
+
+std::vector<std::string> ResourceRegistry::pending() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> names;
+  for (const auto& [group, resource] : pending_) names.push_back(KubectlName(group, resource));
+  return names;
+}
+
 bool ResourceRegistry::AllSynced() const {
-  return std::all_of(resources_.begin(), resources_.end(),
+  absl::MutexLock lock(&mu_);
+  return pending_.empty() &&
+         std::all_of(resources_.begin(), resources_.end(),
                      [](const auto& served) { return served->informer->synced(); });
 }
 

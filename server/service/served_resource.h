@@ -1,8 +1,12 @@
 // ServedResource and ResourceRegistry: the resources this server serves,
 // each an Informer fed by its own Reflector, found by their API names.
 //
-// Thread safety: the registry is filled before serving starts and is
-// read-only afterwards; ServedResource members are thread-safe.
+// A configured resource the API server does not serve yet (a CRD not yet
+// installed) is registered as pending: requests for it are UNAVAILABLE, and
+// it joins the served resources once discovery finds it.
+//
+// Thread safety: the registry is thread-safe; a ServedResource is immutable
+// once added (its members are thread-safe) and lives as long as the registry.
 #ifndef INFORMERD_SERVER_SERVICE_SERVED_RESOURCE_H_
 #define INFORMERD_SERVER_SERVICE_SERVED_RESOURCE_H_
 
@@ -11,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "informerd/v1/informerd.pb.h"
 #include "server/cache/object_builder.h"
 #include "server/informer/informer.h"
@@ -33,19 +38,29 @@ struct ServedResource {
 
 class ResourceRegistry {
  public:
+  // Serves `resource`; it stops being pending if it was.
   void Add(std::unique_ptr<ServedResource> resource);
 
-  // NOT_FOUND naming the resource and what is served; INVALID_ARGUMENT when
-  // `name.resource` is empty or the version does not match the served one.
+  // Marks `group`/`resource` as configured but not yet discovered.
+  void AddPending(const std::string& group, const std::string& resource);
+
+  // NOT_FOUND naming the resource and what is served; UNAVAILABLE for a
+  // pending resource; INVALID_ARGUMENT when `name.resource` is empty or the
+  // version does not match the served one.
   absl::StatusOr<ServedResource*> Find(const v1::ResourceName& name) const;
 
-  const std::vector<std::unique_ptr<ServedResource>>& all() const { return resources_; }
+  // The served resources, in the order added.
+  std::vector<ServedResource*> all() const;
+  // Pending resources as "resource" or "resource.group".
+  std::vector<std::string> pending() const;
 
-  // True when every resource has completed its first list.
+  // True when nothing is pending and every resource completed its first list.
   bool AllSynced() const;
 
  private:
-  std::vector<std::unique_ptr<ServedResource>> resources_;
+  mutable absl::Mutex mu_;
+  std::vector<std::unique_ptr<ServedResource>> resources_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::pair<std::string, std::string>> pending_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace informerd::service

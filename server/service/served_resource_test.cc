@@ -1,0 +1,57 @@
+#include "server/service/served_resource.h"
+
+#include <gtest/gtest.h>
+
+namespace informerd::service {
+namespace {
+
+std::unique_ptr<ServedResource> Served(const std::string& group, const std::string& resource) {
+  auto served = std::make_unique<ServedResource>();
+  served->info = {group, "v1", resource, "Kind", true, {"list", "watch"}};
+  served->informer = std::make_unique<informer::Informer>(informer::InformerOptions{});
+  return served;
+}
+
+v1::ResourceName Name(const std::string& group, const std::string& resource,
+                      const std::string& version = "") {
+  v1::ResourceName name;
+  name.set_group(group);
+  name.set_resource(resource);
+  name.set_version(version);
+  return name;
+}
+
+TEST(ResourceRegistry, FindsServedResourcesAndNamesWhatIsServed) {
+  ResourceRegistry registry;
+  registry.Add(Served("", "configmaps"));
+  registry.Add(Served("apps", "deployments"));
+  EXPECT_EQ((*registry.Find(Name("apps", "deployments")))->DisplayName(), "deployments.apps");
+  absl::StatusOr<ServedResource*> missing = registry.Find(Name("", "pods"));
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("served: configmaps, deployments.apps"),
+            absl::string_view::npos);
+  EXPECT_EQ(registry.Find(Name("", "configmaps", "v2")).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(registry.Find(Name("", "")).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ResourceRegistry, PendingResourcesAreUnavailableUntilAdded) {
+  ResourceRegistry registry;
+  registry.AddPending("example.com", "widgets");
+  absl::StatusOr<ServedResource*> pending = registry.Find(Name("example.com", "widgets"));
+  EXPECT_EQ(pending.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(pending.status().message().find("CustomResourceDefinition"), absl::string_view::npos);
+  EXPECT_EQ(registry.pending(), std::vector<std::string>{"widgets.example.com"});
+  EXPECT_FALSE(registry.AllSynced());
+
+  registry.Add(Served("example.com", "widgets"));
+  EXPECT_TRUE(registry.pending().empty());
+  EXPECT_TRUE(registry.Find(Name("example.com", "widgets")).ok());
+  EXPECT_FALSE(registry.AllSynced());  // Added, not yet listed.
+  registry.all()[0]->informer->OnListStart();
+  registry.all()[0]->informer->OnListEnd("5");
+  EXPECT_TRUE(registry.AllSynced());
+}
+
+}  // namespace
+}  // namespace informerd::service
