@@ -366,13 +366,7 @@ def main(argv: List[str]) -> int:
         cases = run_soak(chaos, args) if args.soak else run_bounded(chaos, args)
     finally:
         chaos.teardown()
-    if args.junit:
-        harness.write_junit(args.junit, "chaos", cases)
-    failed = [c.name for c in cases if c.failure]
-    print("chaos: %d passed, %d failed%s" % (len(cases) - len(failed), len(failed),
-                                              " (%s)" % ", ".join(failed) if failed else ""),
-          flush=True)
-    return 1 if failed else 0
+    return harness.report("chaos", cases, args.junit)
 
 
 if __name__ == "__main__":

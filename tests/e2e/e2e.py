@@ -124,13 +124,7 @@ def main(argv: List[str]) -> int:
         case = TestCase(lang)
         harness.run_case(case, lambda c, lang=lang: run_language(lang, args, workdir, seed, c))
         cases.append(case)
-    if args.junit:
-        harness.write_junit(args.junit, "e2e", cases)
-    failed = [c.name for c in cases if c.failure]
-    print("e2e: %d passed, %d failed%s" % (len(cases) - len(failed), len(failed),
-                                            " (%s)" % ", ".join(failed) if failed else ""),
-          flush=True)
-    return 1 if failed else 0
+    return harness.report("e2e", cases, args.junit)
 
 
 if __name__ == "__main__":

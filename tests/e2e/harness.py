@@ -541,6 +541,18 @@ def write_junit(path: str, suite: str, cases: Sequence[TestCase]) -> None:
     ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
 
 
+def report(suite: str, cases: Sequence[TestCase], junit: Optional[str]) -> int:
+    """Writes the JUnit file (if asked), prints the suite's summary line and
+    returns the exit status: 1 if any case failed."""
+    if junit:
+        write_junit(junit, suite, cases)
+    failed = [c.name for c in cases if c.failure]
+    print("%s: %d passed, %d failed%s" % (suite, len(cases) - len(failed), len(failed),
+                                          " (%s)" % ", ".join(failed) if failed else ""),
+          flush=True)
+    return 1 if failed else 0
+
+
 def run_case(case: TestCase, body: Callable[[TestCase], None]) -> None:
     """Runs body, recording its time and any failure on case."""
     start = time.monotonic()
