@@ -116,6 +116,25 @@ suite_asan() {
 }
 extra_suites+=(asan)
 
+# ThreadSanitizer on the subset it can judge: Debian's Abseil is not built
+# for TSan, so every absl::Mutex looks unsynchronized to it and tests with
+# threads report false races. These targets are the parsers, encoders and
+# limiters whose tests are single-threaded (docs/DECISIONS.md).
+suite_tsan() {
+  local base="$INFORMERD_CACHE/bazel-tsan" testlogs file
+  bazel --output_base="$base" test --config=tsan --symlink_prefix=/ --keep_going \
+    //server/selector/... //server/service:wire_format_test \
+    //server/service:continue_token_test //server/config:config_test \
+    //server/kube:watch_decoder_test //server/kube:api_status_test \
+    //server/kube:kubeconfig_test //server/limits:rate_limiter_test \
+    //server/cache:object_builder_test //server/cache:event_history_test || true
+  testlogs="$(bazel --output_base="$base" info --config=tsan bazel-testlogs)"
+  while IFS= read -r file; do
+    cp "$file" "$1/tsan-$(tr / _ <<<"${file#"$testlogs"/}")"
+  done < <(find "$testlogs" -name test.xml)
+}
+extra_suites+=(tsan)
+
 suite_python_client() {
   bazel build //server:informerd
   INFORMERD_BIN="$INFORMERD_ROOT/bazel-bin/server/informerd" \
