@@ -199,6 +199,15 @@ def check_tls(r):
         r.expect(flag in command, f"test pod: {flag}")
 
 
+def check_https(r):
+    args = r.args()
+    r.expect("--http-tls" in args, "args: --http-tls")
+    r.expect(not any(a.startswith("--client-ca-file") for a in args), "no client CA")
+    container = r.container()
+    for probe in ("readinessProbe", "livenessProbe"):
+        r.expect(container[probe]["httpGet"].get("scheme") == "HTTPS", f"{probe} uses HTTPS")
+
+
 def check_auth(r):
     r.expect("--auth-mode=kubernetes" in r.args(), "args: --auth-mode=kubernetes")
     rules = rule_set(cluster_role(r))
@@ -255,6 +264,7 @@ SET_CHECKS = {
     "default": check_default,
     "namespaced": check_namespaced,
     "tls": check_tls,
+    "https": check_https,
     "auth": check_auth,
     "monitoring": check_monitoring,
     "custom": check_custom,

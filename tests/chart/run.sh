@@ -30,7 +30,7 @@ readonly informerd_bin="$INFORMERD_ROOT/bazel-bin/server/informerd"
 readonly informerctl_bin="$INFORMERD_ROOT/bazel-bin/client/cpp/informerctl"
 readonly grpc_address=127.0.0.1:50064
 readonly http_address=127.0.0.1:8084
-readonly value_sets=(default namespaced tls auth monitoring custom)
+readonly value_sets=(default namespaced tls https auth monitoring custom)
 readonly release=t
 readonly fullname=t-informerd
 
@@ -222,6 +222,10 @@ run_offline_checks() {
     expect_refused "/logLevel" --set logLevel=verbose
   run_case "template refuses a resource outside watchNamespaces" \
     expect_refused "needs a namespace" --set 'watchNamespaces={a,b}'
+  run_case "template refuses tls.http without tls.enabled" \
+    expect_refused "tls.http: needs tls.enabled" --set tls.http=true
+  run_case "template refuses tls.http with a client CA" \
+    expect_refused "cannot be combined with tls.clientCA" -f "$here/values/tls.yaml" --set tls.http=true
   run_case "template refuses history.minEvents above maxEvents" \
     expect_refused "config.history.minEvents" --set config.history.minEvents=200000
 
