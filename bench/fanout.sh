@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # Runs the fan-out table (docs/BENCHMARKS.md) against the control plane of
 # `hack/control-plane.sh env`: starts its own optimized informerd serving
-# ConfigMaps of one fresh namespace, then, in one run, N direct apiserver
-# watches and N informerd Watch streams under the same writer, and idle
-# streams for RSS per watcher. Stops informerd at the end.
+# ConfigMaps of one fresh namespace, and bench/grpc_probe (gRPC's physical
+# limit); then, in one run, N direct apiserver watches, N informerd Watch
+# streams under the same writer and N probe streams at the same rate; then a
+# search for the highest rate each of informerd and the probe sustains with
+# p99 <= 100 ms; then a reconnect storm (bench/reconnect_benchmark: every
+# stream cut and resumed at once); then idle streams for RSS per watcher.
+# Stops both servers at the end.
 #
 # Usage: bench/fanout.sh [--quick]
-#   --quick  one short row per target (the smoke run)
+#   --quick  one short row per target, no search (the smoke run)
 # Settings (environment): FANOUT_GRPC_PORT (50071), FANOUT_HTTP_PORT (8071),
-#   FANOUT_WATCHERS ("100 1000"), FANOUT_RATE (20), FANOUT_SECONDS (10),
+#   FANOUT_PROBE_PORT (50072), FANOUT_WATCHERS ("100 1000"), FANOUT_RATE (20),
+#   FANOUT_SECONDS (10), FANOUT_SEARCH_WATCHERS (1000),
+#   FANOUT_SEARCH_RATES ("30 40 60 80 120 160": tried in order until p99 > 100 ms or
+#   under 99.9% delivered; empty: no search), FANOUT_RECONNECT (1000),
 #   FANOUT_IDLE (10000)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
@@ -18,13 +25,17 @@ quick=false
 [[ "${1:-}" == "--quick" ]] && quick=true
 grpc_port="${FANOUT_GRPC_PORT:-50071}"
 http_port="${FANOUT_HTTP_PORT:-8071}"
+probe_port="${FANOUT_PROBE_PORT:-50072}"
+search_watchers="${FANOUT_SEARCH_WATCHERS:-1000}"
+search_rates="${FANOUT_SEARCH_RATES-30 40 60 80 120 160}"
 watchers="${FANOUT_WATCHERS:-100 1000}"
 rate="${FANOUT_RATE:-20}"
 seconds="${FANOUT_SECONDS:-10}"
 idle="${FANOUT_IDLE:-10000}"
+reconnect="${FANOUT_RECONNECT:-1000}"
 warmup=3
 if $quick; then
-  watchers=10 rate=5 seconds=2 idle=100 warmup=1
+  watchers=10 rate=5 seconds=2 idle=100 warmup=1 search_rates="" reconnect=100
 fi
 
 # 10,000 streams are 10,000 HTTP/2 streams but far fewer sockets; the limit
@@ -32,7 +43,8 @@ fi
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 eval "$(hack/control-plane.sh env)"
-bazel build -c opt --symlink_prefix=/ //server:informerd //bench:fanout_benchmark >&2
+bazel build -c opt --symlink_prefix=/ //server:informerd //bench:fanout_benchmark //bench:grpc_probe \
+  //bench:reconnect_benchmark >&2
 bin="$(bazel info -c opt bazel-bin 2>/dev/null)"
 
 ns="bench-fanout-$(date +%s)-$$"
@@ -42,22 +54,47 @@ resources:
   - resource: configmaps
     namespace: $ns
 # Every benchmark stream comes from one address, which the default
-# per-caller limit (100) would refuse.
+# per-caller limits (1000 watches, 200 requests/s) would refuse.
 limits:
   maxWatches: 20000
   maxWatchesPerIdentity: 20000
+  requestsPerSecond: 100000
+  requestBurst: 100000
+  requestsPerSecondPerIdentity: 100000
+  requestBurstPerIdentity: 100000
 YAML
 
 "$bin/server/informerd" --kubeconfig "$KUBECONFIG" --config "$run_dir/config.yaml" \
   --grpc_address "127.0.0.1:$grpc_port" --http_address "127.0.0.1:$http_port" \
   --log_level warning >"$run_dir/informerd.log" 2>&1 &
 informerd_pid=$!
-stop_informerd() {
+probe_pid=""
+# start_probe RATE: (re)starts the probe sending RATE events/s.
+start_probe() {
+  stop_probe
+  "$bin/bench/grpc_probe" --address "127.0.0.1:$probe_port" --rate "$1" \
+    2>>"$run_dir/probe.log" &
+  probe_pid=$!
+  for _ in $(seq 50); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$probe_port") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  informerd::die "grpc_probe did not listen on $probe_port; see $run_dir/probe.log"
+}
+stop_probe() {
+  if [[ -n "$probe_pid" ]]; then
+    kill "$probe_pid" 2>/dev/null || true
+    wait "$probe_pid" 2>/dev/null || true
+    probe_pid=""
+  fi
+}
+stop_servers() {
+  stop_probe
   kill "$informerd_pid" 2>/dev/null || true
   wait "$informerd_pid" 2>/dev/null || true
   rm -rf "$run_dir"
 }
-trap stop_informerd EXIT
+trap stop_servers EXIT
 
 for _ in $(seq 100); do
   curl -fs "http://127.0.0.1:$http_port/readyz" >/dev/null 2>&1 && break
@@ -71,7 +108,21 @@ common=(--apiserver_url "$INFORMERD_APISERVER_URL" --ca_file "$INFORMERD_CA_FILE
   --token_file "$INFORMERD_ADMIN_TOKEN_FILE" --namespace_ "$ns"
   --informerd_address "127.0.0.1:$grpc_port" --informerd_admin "http://127.0.0.1:$http_port"
   --informerd_pid "$informerd_pid" --apiserver_pid "$apiserver_pid"
-  --rate "$rate" --seconds "$seconds" --warmup_seconds "$warmup")
+  --probe_address "127.0.0.1:$probe_port" --seconds "$seconds" --warmup_seconds "$warmup")
+
+# row TARGET WATCHERS RATE [--header]: one table row.
+row() {
+  local target="$1" n="$2" r="$3"
+  shift 3
+  if [[ "$target" == probe ]]; then
+    start_probe "$r"
+    "$bin/bench/fanout_benchmark" "${common[@]}" --target probe --probe_pid "$probe_pid" \
+      --watchers "$n" "$@"
+  else
+    "$bin/bench/fanout_benchmark" "${common[@]}" --target "$target" --rate "$r" \
+      --watchers "$n" "$@"
+  fi
+}
 
 echo "fan-out: namespace $ns, $rate writes/s of ~10 KB ConfigMaps, $seconds s measured"
 header=--header
@@ -79,11 +130,45 @@ for n in $watchers; do
   # The apiserver's direct watches are one thread and connection each in
   # this client: run them only up to 100.
   if ((n <= 100)); then
-    "$bin/bench/fanout_benchmark" "${common[@]}" --target apiserver --watchers "$n" $header
+    row apiserver "$n" "$rate" $header
     header=
   fi
-  "$bin/bench/fanout_benchmark" "${common[@]}" --target informerd --watchers "$n" $header
+  row informerd "$n" "$rate" $header
   header=
+  row probe "$n" "$rate"
 done
+
+if [[ -n "$search_rates" ]]; then
+  echo
+  echo "search: $search_watchers watchers, rates $search_rates; a rate passes with p99 <= 100 ms and >= 99.9% delivered"
+  header=--header
+  for target in informerd probe; do
+    best="none"
+    for r in $search_rates; do
+      # Not in a subshell: row restarts the probe and must track its pid.
+      row "$target" "$search_watchers" "$r" $header >"$run_dir/row" || true
+      header=
+      line="$(cat "$run_dir/row")"
+      echo "$line"
+      # Columns: | target | watchers | events/s | deliveries/s | delivered | fewest | p50 | p99 |
+      if ! awk -F'|' '/^\| (informerd|probe) /{
+             delivered = $6; sub(/%/, "", delivered)
+             exit !($9 + 0 <= 100 && delivered + 0 >= 99.9)
+           }' <<<"$line"; then
+        break
+      fi
+      best="$(awk -F'|' '/^\| (informerd|probe) /{gsub(/ /, "", $5); print $5}' <<<"$line") deliveries/s at $r events/s"
+    done
+    echo "highest passing for $target: $best"
+  done
+fi
+stop_probe
+
+echo
+echo "reconnect storm: $reconnect streams cut and resumed at once, writes going on"
+"$bin/bench/reconnect_benchmark" --apiserver_url "$INFORMERD_APISERVER_URL" \
+  --ca_file "$INFORMERD_CA_FILE" --token_file "$INFORMERD_ADMIN_TOKEN_FILE" --namespace_ "$ns" \
+  --informerd_address "127.0.0.1:$grpc_port" --informerd_admin "http://127.0.0.1:$http_port" \
+  --informerd_pid "$informerd_pid" --watchers "$reconnect" --header
 echo
 "$bin/bench/fanout_benchmark" "${common[@]}" --target idle --watchers "$idle" --header

@@ -1,49 +1,57 @@
-// Fan-out: N watchers of one resource while one writer patches ~10 KB
-// ConfigMaps through the kube-apiserver at a fixed rate. Prints one table
+// Fan-out: N watchers of one resource while writers patch ~10 KB
+// ConfigMaps through the kube-apiserver at a fixed rate in total. Prints one table
 // row per run: deliveries/s, delivery latency (write response to client
 // receipt, same machine and clock), and the CPU each server spent per 1000
 // deliveries, read from /proc around the measurement window.
 //
 //   --target=informerd  N gRPC Watch streams on informerd (one upstream watch)
 //   --target=apiserver  N HTTP watches straight to kube-apiserver
+//   --target=probe      N streams on bench/grpc_probe (no apiserver, no writer):
+//                       the same client reading gRPC's physical limit
 //   --target=idle       N informerd streams and no writes: RSS per idle watcher
 //
 // bench/fanout.sh starts informerd and runs the table; see docs/BENCHMARKS.md.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
+#include <memory>
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
-
-#include <httplib.h>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "bench/apiserver_writer.h"
+#include "bench/informerd_metrics.h"
 #include "bench/proc_stats.h"
 #include "bench/watch_clients.h"
 
-ABSL_FLAG(std::string, target, "informerd", "informerd, apiserver or idle");
+ABSL_FLAG(std::string, target, "informerd", "informerd, apiserver, probe or idle");
 ABSL_FLAG(int, watchers, 100, "number of watch streams");
 ABSL_FLAG(double, rate, 20, "writes per second");
 ABSL_FLAG(int, warmup_seconds, 3, "writes before measuring (streams settle)");
 ABSL_FLAG(int, seconds, 10, "measured writes");
 ABSL_FLAG(int, drain_seconds, 2, "wait after the last write for deliveries");
+ABSL_FLAG(int, writers, 0,
+          "concurrent writers sharing the rate; 0: one per 10 writes/s (one sequential "
+          "writer manages about 20 PATCHes/s of 10 KB on this machine)");
 ABSL_FLAG(int, objects, 10, "ConfigMaps patched round-robin");
 ABSL_FLAG(int, object_bytes, 10240, "ConfigMap data size");
 ABSL_FLAG(int, streams_per_connection, 100, "informerd streams per gRPC connection");
 ABSL_FLAG(std::string, informerd_address, "127.0.0.1:50071", "informerd gRPC address");
 ABSL_FLAG(std::string, informerd_admin, "http://127.0.0.1:8071", "informerd admin URL");
 ABSL_FLAG(int, informerd_pid, 0, "informerd's pid, for CPU and RSS");
+ABSL_FLAG(std::string, probe_address, "127.0.0.1:50072", "grpc_probe's address");
+ABSL_FLAG(int, probe_pid, 0, "grpc_probe's pid, for CPU and RSS");
 ABSL_FLAG(int, apiserver_pid, 0, "kube-apiserver's pid, for CPU and RSS");
 ABSL_FLAG(std::string, apiserver_url, "", "kube-apiserver URL");
 ABSL_FLAG(std::string, ca_file, "", "kube-apiserver CA file");
@@ -61,6 +69,12 @@ std::string ReadToken(const std::string& path) {
   return token;
 }
 
+int64_t SteadyNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 double Percentile(std::vector<double>* values, double fraction) {
   if (values->empty()) return 0;
   size_t rank = static_cast<size_t>(fraction * (values->size() - 1));
@@ -70,17 +84,7 @@ double Percentile(std::vector<double>* values, double fraction) {
 
 // informerd_watchers_open summed over resources, or -1.
 double WatchersOpen(const std::string& admin_url) {
-  httplib::Client client(admin_url);
-  auto response = client.Get("/metrics");
-  if (!response || response->status != 200) return -1;
-  std::istringstream lines(response->body);
-  double total = 0;
-  for (std::string line; std::getline(lines, line);) {
-    if (line.rfind("informerd_watchers_open", 0) != 0) continue;
-    double value = 0;
-    if (absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &value)) total += value;
-  }
-  return total;
+  return SumMetric(admin_url, "informerd_watchers_open");
 }
 
 // Polls informerd until `count` streams are open; false after a minute.
@@ -119,6 +123,119 @@ int RunIdle() {
   return open >= open_before + watchers ? 0 : 1;
 }
 
+// One row of the fan-out table. "server" is informerd or the probe; the
+// apiserver columns are empty for the probe, which does not involve it.
+struct Row {
+  std::string target;
+  size_t watchers = 0;
+  size_t events = 0;        // distinct events sent in the window
+  double seconds = 0;       // the window
+  double delivered = 0;     // receipts of those events, all streams
+  size_t fewest = 0;        // fewest of them on one stream
+  double p50_ms = 0;
+  double p99_ms = 0;
+  double server_cpu_seconds = -1;
+  size_t server_resident_bytes = 0;
+  double apiserver_cpu_seconds = -1;
+  size_t apiserver_resident_bytes = 0;
+};
+
+void PrintRow(const Row& row) {
+  if (absl::GetFlag(FLAGS_header)) {
+    std::printf(
+        "| target | watchers | events/s | deliveries/s | delivered | fewest/stream | p50 ms | "
+        "p99 ms | server CPU s/1000 deliveries | server RSS MiB | apiserver CPU s | apiserver "
+        "CPU s/1000 deliveries | apiserver RSS MiB |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  }
+  const double expected = static_cast<double>(row.events) * row.watchers;
+  auto per_thousand = [&row](double cpu_seconds) {
+    return cpu_seconds < 0 || row.delivered == 0
+               ? std::string("-")
+               : absl::StrFormat("%.4f", cpu_seconds / row.delivered * 1000);
+  };
+  auto mib = [](double cpu_seconds, size_t bytes) {
+    return cpu_seconds < 0 ? std::string("-") : absl::StrFormat("%.0f", bytes / 1048576.0);
+  };
+  std::printf("| %s | %zu | %.1f | %.0f | %.1f%% | %zu/%zu | %.1f | %.1f | %s | %s | %s | %s | %s |\n",
+              row.target.c_str(), row.watchers, row.events / row.seconds,
+              row.delivered / row.seconds, expected > 0 ? 100.0 * row.delivered / expected : 0,
+              row.fewest, row.events, row.p50_ms, row.p99_ms,
+              per_thousand(row.server_cpu_seconds).c_str(),
+              mib(row.server_cpu_seconds, row.server_resident_bytes).c_str(),
+              row.apiserver_cpu_seconds < 0
+                  ? "-"
+                  : absl::StrFormat("%.2f", row.apiserver_cpu_seconds).c_str(),
+              per_thousand(row.apiserver_cpu_seconds).c_str(),
+              mib(row.apiserver_cpu_seconds, row.apiserver_resident_bytes).c_str());
+  std::fflush(stdout);
+}
+
+// The probe stamps each event with its send time (steady clock) as the
+// resourceVersion; the window is the events sent during the measured
+// seconds.
+int RunProbe() {
+  const size_t watchers = absl::GetFlag(FLAGS_watchers);
+  const pid_t pid = absl::GetFlag(FLAGS_probe_pid);
+  auto clients = NewInformerdWatchClients(absl::GetFlag(FLAGS_probe_address), "",
+                                          absl::GetFlag(FLAGS_streams_per_connection));
+  if (!clients->Start(watchers).ok()) return 1;
+  absl::SleepFor(absl::Seconds(absl::GetFlag(FLAGS_warmup_seconds)));
+  const ProcStats before = ReadProcStats(pid);
+  const int64_t window_start = SteadyNanos();
+  absl::SleepFor(absl::Seconds(absl::GetFlag(FLAGS_seconds)));
+  const int64_t window_end = SteadyNanos();
+  absl::SleepFor(absl::Seconds(absl::GetFlag(FLAGS_drain_seconds)));
+  const ProcStats after = ReadProcStats(pid);
+  clients->Stop();
+
+  std::unordered_set<uint64_t> events;
+  std::vector<double> latencies_ms;
+  size_t fewest = SIZE_MAX;
+  for (const std::vector<Receipt>& stream : clients->receipts()) {
+    size_t matched = 0;
+    for (const Receipt& receipt : stream) {
+      const int64_t sent = static_cast<int64_t>(receipt.resource_version);
+      if (sent < window_start || sent >= window_end) continue;
+      events.insert(receipt.resource_version);
+      latencies_ms.push_back((receipt.arrival_ns - sent) / 1e6);
+      ++matched;
+    }
+    fewest = std::min(fewest, matched);
+  }
+  Row row;
+  row.target = "probe";
+  row.watchers = watchers;
+  row.events = events.size();
+  row.seconds = (window_end - window_start) / 1e9;
+  row.delivered = latencies_ms.size();
+  row.fewest = latencies_ms.empty() ? 0 : fewest;
+  row.p50_ms = Percentile(&latencies_ms, 0.50);
+  row.p99_ms = Percentile(&latencies_ms, 0.99);
+  row.server_cpu_seconds = after.cpu_seconds - before.cpu_seconds;
+  row.server_resident_bytes = after.resident_bytes;
+  PrintRow(row);
+  return row.delivered > 0 ? 0 : 1;
+}
+
+// Runs every writer on its own thread, each at its share of `rate`; the
+// first error, if any.
+absl::Status RunWriters(std::vector<std::unique_ptr<ApiserverWriter>>* writers, double rate,
+                        absl::Duration duration, const std::atomic<bool>* recording) {
+  std::vector<absl::Status> results(writers->size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < writers->size(); ++i) {
+    threads.emplace_back([&, i] {
+      results[i] = (*writers)[i]->Run(rate / writers->size(), duration, recording);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const absl::Status& result : results) {
+    if (!result.ok()) return result;
+  }
+  return absl::OkStatus();
+}
+
 int RunFanout() {
   const std::string target = absl::GetFlag(FLAGS_target);
   const size_t watchers = absl::GetFlag(FLAGS_watchers);
@@ -127,11 +244,17 @@ int RunFanout() {
                                   absl::GetFlag(FLAGS_ca_file),
                                   ReadToken(absl::GetFlag(FLAGS_token_file)),
                                   absl::GetFlag(FLAGS_namespace_)};
-  ApiserverWriter writer(apiserver, absl::GetFlag(FLAGS_objects),
-                         absl::GetFlag(FLAGS_object_bytes));
-  if (absl::Status status = writer.Prepare(); !status.ok()) {
-    std::fprintf(stderr, "%s\n", status.ToString().c_str());
-    return 1;
+  const int writer_count = absl::GetFlag(FLAGS_writers) > 0
+                               ? absl::GetFlag(FLAGS_writers)
+                               : std::max(1, static_cast<int>(std::ceil(rate / 10)));
+  std::vector<std::unique_ptr<ApiserverWriter>> writers;
+  for (int i = 0; i < writer_count; ++i) {
+    writers.push_back(std::make_unique<ApiserverWriter>(apiserver, absl::GetFlag(FLAGS_objects),
+                                                        absl::GetFlag(FLAGS_object_bytes)));
+    if (absl::Status status = writers.back()->Prepare(); !status.ok()) {
+      std::fprintf(stderr, "%s\n", status.ToString().c_str());
+      return 1;
+    }
   }
   const int total_seconds = absl::GetFlag(FLAGS_warmup_seconds) + absl::GetFlag(FLAGS_seconds) +
                             absl::GetFlag(FLAGS_drain_seconds) + 10;
@@ -150,7 +273,7 @@ int RunFanout() {
   }
 
   std::atomic<bool> recording{false};
-  if (absl::Status s = writer.Run(rate, absl::Seconds(absl::GetFlag(FLAGS_warmup_seconds)),
+  if (absl::Status s = RunWriters(&writers, rate, absl::Seconds(absl::GetFlag(FLAGS_warmup_seconds)),
                                   &recording);
       !s.ok()) {
     std::fprintf(stderr, "%s\n", s.ToString().c_str());
@@ -160,7 +283,8 @@ int RunFanout() {
   const ProcStats apiserver_before = ReadProcStats(absl::GetFlag(FLAGS_apiserver_pid));
   recording.store(true);
   const absl::Time start = absl::Now();
-  if (absl::Status s = writer.Run(rate, absl::Seconds(absl::GetFlag(FLAGS_seconds)), &recording);
+  if (absl::Status s = RunWriters(&writers, rate, absl::Seconds(absl::GetFlag(FLAGS_seconds)),
+                                  &recording);
       !s.ok()) {
     std::fprintf(stderr, "%s\n", s.ToString().c_str());
     return 1;
@@ -172,7 +296,9 @@ int RunFanout() {
   clients->Stop();
 
   std::unordered_map<uint64_t, int64_t> written;
-  for (const Write& write : writer.writes()) written[write.resource_version] = write.response_ns;
+  for (const auto& writer : writers) {
+    for (const Write& write : writer->writes()) written[write.resource_version] = write.response_ns;
+  }
   std::vector<double> latencies_ms;
   size_t fewest = SIZE_MAX;
   for (const std::vector<Receipt>& stream : clients->receipts()) {
@@ -187,30 +313,23 @@ int RunFanout() {
   }
   if (latencies_ms.empty()) fewest = 0;
   const double delivered = latencies_ms.size();
-  const double expected = static_cast<double>(written.size()) * watchers;
-  const double informerd_cpu = informerd_after.cpu_seconds - informerd_before.cpu_seconds;
-  const double apiserver_cpu = apiserver_after.cpu_seconds - apiserver_before.cpu_seconds;
-  const double p50 = Percentile(&latencies_ms, 0.50);
-  const double p99 = Percentile(&latencies_ms, 0.99);
 
-  if (absl::GetFlag(FLAGS_header)) {
-    std::printf(
-        "| target | watchers | writes/s | deliveries/s | delivered | fewest/stream | p50 ms | p99 ms | "
-        "informerd CPU s/1000 deliveries | informerd RSS MiB | apiserver CPU s | apiserver CPU "
-        "s/1000 deliveries | apiserver RSS MiB |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  Row row;
+  row.target = target;
+  row.watchers = watchers;
+  row.events = written.size();
+  row.seconds = write_seconds;
+  row.delivered = delivered;
+  row.fewest = fewest;
+  row.p50_ms = Percentile(&latencies_ms, 0.50);
+  row.p99_ms = Percentile(&latencies_ms, 0.99);
+  if (target != "apiserver") {
+    row.server_cpu_seconds = informerd_after.cpu_seconds - informerd_before.cpu_seconds;
+    row.server_resident_bytes = informerd_after.resident_bytes;
   }
-  const bool informerd = target != "apiserver";
-  std::printf("| %s | %zu | %.1f | %.0f | %.1f%% | %zu/%zu | %.1f | %.1f | %s | %s | %.2f | %.3f | "
-              "%.0f |\n",
-              target.c_str(), watchers, written.size() / write_seconds,
-              delivered / write_seconds, expected > 0 ? 100.0 * delivered / expected : 0, fewest,
-              written.size(), p50, p99,
-              informerd ? absl::StrCat(informerd_cpu / delivered * 1000).c_str() : "-",
-              informerd ? absl::StrCat(informerd_after.resident_bytes / 1048576).c_str() : "-",
-              apiserver_cpu, delivered > 0 ? apiserver_cpu / delivered * 1000 : 0,
-              apiserver_after.resident_bytes / 1048576.0);
-  std::fflush(stdout);
+  row.apiserver_cpu_seconds = apiserver_after.cpu_seconds - apiserver_before.cpu_seconds;
+  row.apiserver_resident_bytes = apiserver_after.resident_bytes;
+  PrintRow(row);
   return delivered > 0 ? 0 : 1;
 }
 
@@ -220,5 +339,6 @@ int RunFanout() {
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   if (absl::GetFlag(FLAGS_target) == "idle") return informerd::bench::RunIdle();
+  if (absl::GetFlag(FLAGS_target) == "probe") return informerd::bench::RunProbe();
   return informerd::bench::RunFanout();
 }

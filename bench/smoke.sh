@@ -4,8 +4,8 @@
 # Writes a JUnit report with one testcase per benchmark.
 #
 # Usage: bench/smoke.sh [--junit PATH]
-# The fan-out benchmark needs the control plane of `hack/control-plane.sh
-# env`; without a running one its testcase fails.
+# The fan-out and cold-sync benchmarks need the control plane of
+# `hack/control-plane.sh env`; without a running one their testcases fail.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
 cd "$INFORMERD_ROOT"
@@ -30,15 +30,19 @@ names=()
 results=()   # pass or fail
 seconds=()
 
-# run NAME TABLE_PATTERN COMMAND...: passes if COMMAND exits 0 and its output
-# holds a line matching TABLE_PATTERN (a row of its table).
+# run NAME TABLE_PATTERNS COMMAND...: passes if COMMAND exits 0 and its
+# output holds a line matching each of TABLE_PATTERNS (one per line; rows of
+# its tables).
 run() {
-  local name="$1" pattern="$2"
+  local name="$1" patterns="$2"
   shift 2
-  local start=$SECONDS result=fail
+  local start=$SECONDS result=fail pattern
   echo "== $name" >&2
-  if "$@" >"$out_dir/$name.out" 2>&1 && grep -Eq "$pattern" "$out_dir/$name.out"; then
+  if "$@" >"$out_dir/$name.out" 2>&1; then
     result=pass
+    while IFS= read -r pattern; do
+      grep -Eq "$pattern" "$out_dir/$name.out" || result=fail
+    done <<<"$patterns"
   fi
   cat "$out_dir/$name.out" >&2
   names+=("$name")
@@ -49,7 +53,11 @@ run() {
 run ingest_benchmark '^BM_WatchFrameToInformer +[0-9.]+ [mun]s' \
   "$bin/bench/ingest_benchmark" --benchmark_min_time=0.05
 run memory_benchmark '^1000 +[0-9]+ +[0-9]+' "$bin/bench/memory_benchmark" 1000
-run fanout_benchmark '^\| informerd \| 10 \|' bench/fanout.sh --quick
+run fanout_benchmark '^\| informerd \| 10 \|
+^\| probe \| 10 \|
+^\| 100 \| 100 \| 20 \| all \|' bench/fanout.sh --quick
+run coldsync '^\| configmaps \| 200 \| client-go \|
+^\| configmaps \| 200 \| informerd \|' bench/coldsync.sh --quick
 
 failed=0
 for i in "${!names[@]}"; do

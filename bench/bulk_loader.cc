@@ -1,0 +1,141 @@
+// bulk_loader: creates many objects in one namespace through the
+// kube-apiserver with several concurrent HTTPS clients, for the cold-sync
+// benchmark (bench/coldsync.sh). Objects that already exist (409) count as
+// created, so a second run completes a partial load.
+//
+//   --resource=configmaps  ConfigMaps with one data value of --object_bytes
+//   --resource=pods        the pods of bench/pod_fixture (about 10 KB served),
+//                          with automountServiceAccountToken: false and
+//                          without the fields only the server may set
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <httplib.h>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "bench/pod_fixture.h"
+#include "rapidjson/document.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
+
+ABSL_FLAG(std::string, apiserver_url, "", "kube-apiserver URL");
+ABSL_FLAG(std::string, ca_file, "", "kube-apiserver CA file");
+ABSL_FLAG(std::string, token_file, "", "bearer token file (admin)");
+ABSL_FLAG(std::string, namespace_, "", "namespace, created if missing");
+ABSL_FLAG(std::string, resource, "configmaps", "configmaps or pods");
+ABSL_FLAG(int, count, 10000, "objects to create");
+ABSL_FLAG(int, object_bytes, 10240, "ConfigMap data size");
+ABSL_FLAG(int, concurrency, 8, "concurrent clients");
+
+namespace informerd::bench {
+namespace {
+
+std::string ReadToken(const std::string& path) {
+  std::ifstream file(path);
+  std::string token;
+  file >> token;
+  return token;
+}
+
+std::string ConfigMapBody(const std::string& namespace_, int index, int bytes) {
+  return absl::StrCat("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"cm-",
+                      index, "\",\"namespace\":\"", namespace_,
+                      "\",\"labels\":{\"app\":\"coldsync\",\"shard\":\"", index % 10,
+                      "\"}},\"data\":{\"value\":\"", std::string(bytes, 'x'), "\"}}");
+}
+
+// The fixture pod as a create request: the fields the server sets (uid,
+// resourceVersion, creationTimestamp, managedFields, status) removed.
+std::string PodBody(const std::string& namespace_, int index) {
+  rapidjson::Document pod;
+  const std::string served = PodJson(index, 1);
+  pod.Parse(served.data(), served.size());
+  if (pod.HasParseError() || !pod.IsObject()) return "";
+  rapidjson::Value& metadata = pod["metadata"];
+  for (const char* field : {"uid", "resourceVersion", "creationTimestamp", "managedFields",
+                            "ownerReferences"}) {
+    metadata.RemoveMember(field);
+  }
+  metadata["namespace"].SetString(namespace_.c_str(), pod.GetAllocator());
+  pod.RemoveMember("status");
+  rapidjson::Value& spec = pod["spec"];
+  spec.RemoveMember("automountServiceAccountToken");
+  spec.AddMember("automountServiceAccountToken", false, pod.GetAllocator());
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  pod.Accept(writer);
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+int Run() {
+  const std::string url = absl::GetFlag(FLAGS_apiserver_url);
+  const std::string ca_file = absl::GetFlag(FLAGS_ca_file);
+  const std::string token = ReadToken(absl::GetFlag(FLAGS_token_file));
+  const std::string ns = absl::GetFlag(FLAGS_namespace_);
+  const std::string resource = absl::GetFlag(FLAGS_resource);
+  const int count = absl::GetFlag(FLAGS_count);
+  if (resource != "configmaps" && resource != "pods") {
+    std::fprintf(stderr, "--resource: want configmaps or pods, got %s\n", resource.c_str());
+    return 2;
+  }
+  auto new_client = [&] {
+    auto client = std::make_unique<httplib::Client>(url);
+    client->set_ca_cert_path(ca_file.c_str());
+    client->set_bearer_token_auth(token.c_str());
+    client->set_keep_alive(true);
+    return client;
+  };
+  auto created_ns = new_client()->Post(
+      "/api/v1/namespaces",
+      absl::StrCat("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"", ns,
+                   "\"}}"),
+      "application/json");
+  if (!created_ns || (created_ns->status != 201 && created_ns->status != 409)) {
+    std::fprintf(stderr, "namespace %s: HTTP %d\n", ns.c_str(),
+                 created_ns ? created_ns->status : 0);
+    return 1;
+  }
+  const std::string path = absl::StrCat("/api/v1/namespaces/", ns, "/", resource);
+  std::atomic<int> next{0};
+  std::atomic<int> failed{0};
+  const absl::Time start = absl::Now();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < absl::GetFlag(FLAGS_concurrency); ++t) {
+    threads.emplace_back([&] {
+      auto client = new_client();
+      for (int i = next++; i < count; i = next++) {
+        const std::string body = resource == "pods"
+                                     ? PodBody(ns, i)
+                                     : ConfigMapBody(ns, i, absl::GetFlag(FLAGS_object_bytes));
+        auto response = client->Post(path, body, "application/json");
+        if (!response || (response->status != 201 && response->status != 409)) {
+          if (failed++ < 5) {
+            std::fprintf(stderr, "%s %d: HTTP %d %s\n", resource.c_str(), i,
+                         response ? response->status : 0,
+                         response ? response->body.substr(0, 300).c_str() : "");
+          }
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  std::printf("created %d %s in %s in %.1f s (%d failed)\n", count - failed.load(),
+              resource.c_str(), ns.c_str(), absl::ToDoubleSeconds(absl::Now() - start),
+              failed.load());
+  return failed.load() == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace informerd::bench
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  return informerd::bench::Run();
+}

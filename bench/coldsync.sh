@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Cold sync and memory (docs/BENCHMARKS.md), against the control plane of
+# `hack/control-plane.sh env`: loads COUNT objects of each resource into a
+# namespace of its own (once; later runs reuse them), then, side by side:
+#   apiserver  the kube-apiserver's own LIST of the namespace as client-go's
+#              Reflector asks for it (resourceVersion=0, limit=500, JSON):
+#              the floor for any cache
+#   client-go  a SharedIndexInformer (bench/clientgo/main.go, client-go 1.20
+#              vendored in the Kubernetes source tree, managedFields stripped
+#              in its ListWatch): time to HasSynced, CPU until then, peak RSS,
+#              RSS STEADY seconds later, after a forced GC
+#   informerd  started on the namespace: time to /readyz ok, CPU until then,
+#              peak RSS, RSS STEADY seconds later
+# RSS per object subtracts the same program's RSS on an empty namespace.
+#
+# Usage: bench/coldsync.sh [--quick]
+#   --quick  200 ConfigMaps, STEADY 1 s (the smoke run)
+# Settings (environment): COLDSYNC_COUNT (10000), COLDSYNC_RESOURCES
+#   ("configmaps pods"), COLDSYNC_STEADY (5), COLDSYNC_GRPC_PORT (50073),
+#   COLDSYNC_HTTP_PORT (8073)
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
+cd "$INFORMERD_ROOT"
+
+count="${COLDSYNC_COUNT:-10000}"
+resources="${COLDSYNC_RESOURCES:-configmaps pods}"
+grpc_port="${COLDSYNC_GRPC_PORT:-50073}"
+http_port="${COLDSYNC_HTTP_PORT:-8073}"
+steady="${COLDSYNC_STEADY:-5}"
+if [[ "${1:-}" == "--quick" ]]; then
+  count=200 resources=configmaps steady=1
+fi
+
+eval "$(hack/control-plane.sh env)"
+bazel build -c opt --symlink_prefix=/ //server:informerd //bench:bulk_loader >&2
+bin="$(bazel info -c opt bazel-bin 2>/dev/null)"
+
+# client-go, in GOPATH mode inside the Kubernetes tree of
+# hack/build-apiserver.sh so that its vendored client-go resolves.
+gopath="$INFORMERD_CACHE/kubernetes-src/go"
+[[ -d "$gopath/src/k8s.io/kubernetes/vendor/k8s.io/client-go" ]] ||
+  informerd::die "no Kubernetes source tree at $gopath/src/k8s.io/kubernetes; run hack/build-apiserver.sh"
+ln -sfn "$INFORMERD_ROOT/bench/clientgo" "$gopath/src/k8s.io/kubernetes/cmd/informerd-clientgo-bench"
+clientgo="$INFORMERD_CACHE/bench-bin/informerd-clientgo-bench"
+mkdir -p "$(dirname "$clientgo")"
+if [[ ! -x "$clientgo" || bench/clientgo/main.go -nt "$clientgo" ]]; then
+  (cd "$gopath/src/k8s.io/kubernetes" &&
+    GOPATH="$gopath" GO111MODULE=off CGO_ENABLED=0 GOFLAGS= \
+      go build -o "$clientgo" k8s.io/kubernetes/cmd/informerd-clientgo-bench) >&2
+fi
+
+run_dir="$(mktemp -d)"
+informerd_pid=""
+cleanup() {
+  [[ -n "$informerd_pid" ]] && kill "$informerd_pid" 2>/dev/null && wait "$informerd_pid" 2>/dev/null
+  rm -rf "$run_dir"
+}
+trap cleanup EXIT
+
+token="$(cat "$INFORMERD_ADMIN_TOKEN_FILE")"
+api() {
+  curl -sS --cacert "$INFORMERD_CA_FILE" -H "Authorization: Bearer $token" "$@"
+}
+
+# load RESOURCE NAMESPACE COUNT: creates what is missing.
+load() {
+  local have
+  have="$(api "$INFORMERD_APISERVER_URL/api/v1/namespaces/$2/$1?limit=1" |
+    python3 -c 'import json,sys; l=json.load(sys.stdin); print(len(l.get("items",[])) + l.get("metadata",{}).get("remainingItemCount",0))')"
+  if ((have < $3)); then
+    "$bin/bench/bulk_loader" --apiserver_url "$INFORMERD_APISERVER_URL" \
+      --ca_file "$INFORMERD_CA_FILE" --token_file "$INFORMERD_ADMIN_TOKEN_FILE" \
+      --namespace_ "$2" --resource "$1" --count "$3" --concurrency 8 >&2
+  fi
+}
+
+# process_stats PID: "cpu_seconds rss_kib hwm_kib"
+process_stats() {
+  local ticks rss hwm
+  ticks="$(awk '{print $14 + $15}' "/proc/$1/stat")"
+  rss="$(awk '/^VmRSS:/{print $2}' "/proc/$1/status")"
+  hwm="$(awk '/^VmHWM:/{print $2}' "/proc/$1/status")"
+  echo "$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.2f", t / hz}') $rss $hwm"
+}
+
+# informerd_sync RESOURCE NAMESPACE: "objects=... synced_seconds=... cpu_seconds=...
+# peak_kib=... steady_kib=...", as the client-go program prints.
+informerd_sync() {
+  cat >"$run_dir/config.yaml" <<YAML
+resources:
+  - resource: $1
+    namespace: $2
+YAML
+  local start end stats objects
+  start="$(date +%s.%N)"
+  "$bin/server/informerd" --kubeconfig "$KUBECONFIG" --config "$run_dir/config.yaml" \
+    --grpc_address "127.0.0.1:$grpc_port" --http_address "127.0.0.1:$http_port" \
+    --log_level warning >"$run_dir/informerd.log" 2>&1 &
+  informerd_pid=$!
+  until curl -fs "http://127.0.0.1:$http_port/readyz" >/dev/null 2>&1; do
+    kill -0 "$informerd_pid" 2>/dev/null ||
+      informerd::die "informerd exited: $(tail -5 "$run_dir/informerd.log")"
+    sleep 0.01
+  done
+  end="$(date +%s.%N)"
+  read -r cpu _ _ <<<"$(process_stats "$informerd_pid")"
+  objects="$(curl -fs "http://127.0.0.1:$http_port/metrics" |
+    awk '/^informerd_cached_objects/{n += $NF} END{printf "%d", n}')"
+  sleep "$steady"
+  read -r _ rss hwm <<<"$(process_stats "$informerd_pid")"
+  kill "$informerd_pid"
+  wait "$informerd_pid" 2>/dev/null || true
+  informerd_pid=""
+  echo "objects=$objects synced_seconds=$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.3f", b - a}') cpu_seconds=$cpu peak_kib=$hwm steady_kib=$rss"
+}
+
+# field NAME LINE: the value of NAME=value in LINE.
+field() { tr ' ' '\n' <<<"$2" | awk -F= -v k="$1" '$1 == k {print $2}'; }
+
+empty_ns=bench-coldsync-empty
+"$bin/bench/bulk_loader" --apiserver_url "$INFORMERD_APISERVER_URL" --ca_file "$INFORMERD_CA_FILE" \
+  --token_file "$INFORMERD_ADMIN_TOKEN_FILE" --namespace_ "$empty_ns" --count 0 >/dev/null
+
+echo "| resource | objects | system | time to synced s | CPU s | peak RSS MiB | steady RSS MiB | steady RSS B/object | B/object compact JSON |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for resource in $resources; do
+  ns="bench-coldsync-$resource-$count"
+  load "$resource" "$ns" "$count"
+
+  # The floor: the apiserver's own LIST, as the Reflector asks for it
+  # (served from the watch cache in one piece at resourceVersion=0). Best of 3.
+  best=""
+  for _ in 1 2 3; do
+    seconds="$(api -o "$run_dir/list.json" -w '%{time_total}' -H 'Accept: application/json' \
+      "$INFORMERD_APISERVER_URL/api/v1/namespaces/$ns/$resource?limit=500&resourceVersion=0")"
+    best="$(awk -v a="$best" -v b="$seconds" 'BEGIN{print (a == "" || b < a) ? b : a}')"
+  done
+  # The compact JSON each cache keeps per object once managedFields are gone.
+  read -r listed json_bytes <<<"$(python3 -c '
+import json, sys
+items = json.load(open(sys.argv[1]))["items"]
+for item in items:
+    item["metadata"].pop("managedFields", None)
+print(len(items), sum(len(json.dumps(i, separators=(",", ":"))) for i in items) // max(1, len(items)))
+' "$run_dir/list.json")"
+  echo "| $resource | $listed | apiserver LIST (floor) | $best | - | - | - | - | $json_bytes |"
+
+  for system in client-go informerd; do
+    if [[ "$system" == client-go ]]; then
+      base="$("$clientgo" --kubeconfig "$KUBECONFIG" --resource "$resource" --namespace "$empty_ns" --steady "${steady}s")"
+      line="$("$clientgo" --kubeconfig "$KUBECONFIG" --resource "$resource" --namespace "$ns" --steady "${steady}s")"
+    else
+      base="$(informerd_sync "$resource" "$empty_ns")"
+      line="$(informerd_sync "$resource" "$ns")"
+    fi
+    awk -v r="$resource" -v s="$system" -v n="$(field objects "$line")" \
+      -v t="$(field synced_seconds "$line")" -v c="$(field cpu_seconds "$line")" \
+      -v peak="$(field peak_kib "$line")" -v steady="$(field steady_kib "$line")" \
+      -v base="$(field steady_kib "$base")" -v json="$json_bytes" 'BEGIN{
+        per = n > 0 ? (steady - base) * 1024 / n : 0
+        printf "| %s | %d | %s | %.3f | %.2f | %.1f | %.1f | %.0f (%.2fx JSON) | %s |\n",
+          r, n, s, t, c, peak / 1024, steady / 1024, per, per / json, json }'
+  done
+done

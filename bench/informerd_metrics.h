@@ -1,0 +1,19 @@
+// Reads one metric from informerd's Prometheus endpoint, summed over its
+// label sets, so a benchmark can compare counters before and after a run.
+//
+// Thread safety: pure functions (each call makes its own HTTP request).
+#ifndef INFORMERD_BENCH_INFORMERD_METRICS_H_
+#define INFORMERD_BENCH_INFORMERD_METRICS_H_
+
+#include <string>
+#include <string_view>
+
+namespace informerd::bench {
+
+// The sum of every sample of `name` at `admin_url`/metrics (e.g.
+// "http://127.0.0.1:8071"), or -1 when the endpoint cannot be read.
+double SumMetric(const std::string& admin_url, std::string_view name);
+
+}  // namespace informerd::bench
+
+#endif  // INFORMERD_BENCH_INFORMERD_METRICS_H_

@@ -1,0 +1,303 @@
+// Reconnect storm (scenario 4 of docs/BENCHMARKS.md): N watchers on
+// informerd are cut at once (every stream cancelled, every connection
+// dropped) and immediately reconnect on new connections, each resuming
+// from the last resourceVersion it saw, while a writer keeps patching
+// through the kube-apiserver. Prints one table row:
+//   - informerd's upstream LISTs and relists before and after (a resume
+//     must be served from the history: no new LIST),
+//   - events replayed to resumed streams (ADDED initial events, or events
+//     at or before the resume point: must be none),
+//   - events missed by resumed streams (writes after the resume point that
+//     never arrived: must be none),
+//   - informerd's RSS before the cut and its peak while streams reconnect.
+//
+// bench/reconnect.sh starts informerd and runs it.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <unordered_set>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "bench/apiserver_writer.h"
+#include "bench/informerd_metrics.h"
+#include "bench/proc_stats.h"
+#include "informerd/v1/informerd.grpc.pb.h"
+#include "server/cache/resource_version.h"
+
+ABSL_FLAG(int, watchers, 1000, "watch streams cut and resumed");
+ABSL_FLAG(int, streams_per_connection, 100, "streams per gRPC connection");
+ABSL_FLAG(double, rate, 20, "writes per second, before, during and after the storm");
+ABSL_FLAG(std::string, informerd_address, "127.0.0.1:50074", "informerd gRPC address");
+ABSL_FLAG(std::string, informerd_admin, "http://127.0.0.1:8074", "informerd admin URL");
+ABSL_FLAG(int, informerd_pid, 0, "informerd's pid, for RSS");
+ABSL_FLAG(std::string, apiserver_url, "", "kube-apiserver URL");
+ABSL_FLAG(std::string, ca_file, "", "kube-apiserver CA file");
+ABSL_FLAG(std::string, token_file, "", "bearer token file (admin)");
+ABSL_FLAG(std::string, namespace_, "", "namespace to write and watch (unique per run)");
+ABSL_FLAG(bool, header, false, "print the table header first");
+
+namespace informerd::bench {
+namespace {
+
+std::string ReadToken(const std::string& path) {
+  std::ifstream file(path);
+  std::string token;
+  file >> token;
+  return token;
+}
+
+// One Watch stream from `from` (0: from now), recording what it receives.
+class ResumingStream : public grpc::ClientReadReactor<v1::WatchEvent> {
+ public:
+  ResumingStream(v1::Cache::Stub* stub, const std::string& namespace_, uint64_t from)
+      : from_(from) {
+    v1::WatchRequest request;
+    request.mutable_resource()->set_version("v1");
+    request.mutable_resource()->set_resource("configmaps");
+    request.set_namespace_(namespace_);
+    if (from != 0) request.set_resource_version(std::to_string(from));
+    stub->async()->Watch(&context_, &request, this);
+    StartRead(&event_);
+    StartCall();
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) return;
+    if (event_.type() != v1::WatchEvent::BOOKMARK) {
+      const uint64_t version = cache::ParseResourceVersion(event_.resource_version()).value_or(0);
+      absl::MutexLock lock(&mu_);
+      if (event_.type() == v1::WatchEvent::ADDED || (from_ != 0 && version <= from_)) {
+        ++replayed_;
+      }
+      versions_.insert(version);
+      last_ = std::max(last_, version);
+    }
+    StartRead(&event_);
+  }
+
+  void OnDone(const grpc::Status&) override {
+    absl::MutexLock lock(&mu_);
+    done_ = true;
+  }
+
+  void Cancel() { context_.TryCancel(); }
+
+  void AwaitDone() {
+    absl::MutexLock lock(&mu_);
+    mu_.Await(absl::Condition(&done_));
+  }
+
+  // True once an event at `version` or later arrived, false at `deadline`.
+  bool AwaitVersion(uint64_t version, absl::Time deadline) {
+    auto reached = [this, version]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return last_ >= version; };
+    absl::MutexLock lock(&mu_);
+    return mu_.AwaitWithDeadline(absl::Condition(&reached), deadline);
+  }
+
+  uint64_t from() const { return from_; }
+  uint64_t last() {
+    absl::MutexLock lock(&mu_);
+    return last_;
+  }
+  size_t replayed() {
+    absl::MutexLock lock(&mu_);
+    return replayed_;
+  }
+  // How many of `versions` (all > from) this stream never received.
+  size_t Missing(const std::vector<uint64_t>& versions) {
+    absl::MutexLock lock(&mu_);
+    size_t missing = 0;
+    for (uint64_t version : versions) {
+      if (version > from_ && versions_.count(version) == 0) ++missing;
+    }
+    return missing;
+  }
+
+ private:
+  const uint64_t from_;
+  grpc::ClientContext context_;
+  v1::WatchEvent event_;
+  absl::Mutex mu_;
+  bool done_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t last_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t replayed_ ABSL_GUARDED_BY(mu_) = 0;
+  std::unordered_set<uint64_t> versions_ ABSL_GUARDED_BY(mu_);
+};
+
+// Streams spread over connections of `per_connection` streams each; every
+// call to Open makes new connections.
+class StreamSet {
+ public:
+  StreamSet(std::string address, std::string namespace_, size_t per_connection)
+      : address_(std::move(address)),
+        namespace_(std::move(namespace_)),
+        per_connection_(std::max<size_t>(1, per_connection)) {}
+  ~StreamSet() { Close(); }
+
+  // One stream per entry of `from`.
+  void Open(const std::vector<uint64_t>& from) {
+    for (size_t i = 0; i < from.size(); ++i) {
+      if (i % per_connection_ == 0) {
+        grpc::ChannelArguments args;
+        args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+        args.SetMaxReceiveMessageSize(-1);
+        stubs_.push_back(v1::Cache::NewStub(
+            grpc::CreateCustomChannel(address_, grpc::InsecureChannelCredentials(), args)));
+      }
+      streams_.push_back(std::make_unique<ResumingStream>(stubs_.back().get(), namespace_, from[i]));
+    }
+  }
+
+  // Cancels every stream, waits for them to end, and drops the connections.
+  void Close() {
+    for (auto& stream : streams_) stream->Cancel();
+    for (auto& stream : streams_) stream->AwaitDone();
+    streams_.clear();
+    stubs_.clear();
+  }
+
+  std::vector<std::unique_ptr<ResumingStream>>& streams() { return streams_; }
+
+ private:
+  const std::string address_;
+  const std::string namespace_;
+  const size_t per_connection_;
+  std::vector<std::unique_ptr<v1::Cache::Stub>> stubs_;
+  std::vector<std::unique_ptr<ResumingStream>> streams_;
+};
+
+// True once every stream has seen `version`, false after `timeout`.
+bool AwaitAll(StreamSet* set, uint64_t version, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  for (auto& stream : set->streams()) {
+    if (!stream->AwaitVersion(version, deadline)) return false;
+  }
+  return true;
+}
+
+bool AwaitWatchersOpen(const std::string& admin, double count, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (SumMetric(admin, "informerd_watchers_open") != count) {
+    if (absl::Now() > deadline) return false;
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  return true;
+}
+
+int Run() {
+  const size_t watchers = absl::GetFlag(FLAGS_watchers);
+  const double rate = absl::GetFlag(FLAGS_rate);
+  const std::string admin = absl::GetFlag(FLAGS_informerd_admin);
+  const pid_t pid = absl::GetFlag(FLAGS_informerd_pid);
+  const ApiserverTarget apiserver{absl::GetFlag(FLAGS_apiserver_url), absl::GetFlag(FLAGS_ca_file),
+                                  ReadToken(absl::GetFlag(FLAGS_token_file)),
+                                  absl::GetFlag(FLAGS_namespace_)};
+  ApiserverWriter writer(apiserver, 10, 10240);
+  if (absl::Status status = writer.Prepare(); !status.ok()) {
+    std::fprintf(stderr, "%s\n", status.ToString().c_str());
+    return 1;
+  }
+  const std::atomic<bool> recording{true};
+  auto write_for = [&](absl::Duration duration) {
+    absl::Status status = writer.Run(rate, duration, &recording);
+    if (!status.ok()) std::fprintf(stderr, "writer: %s\n", status.ToString().c_str());
+    return status.ok();
+  };
+
+  // Every stream sees some events, so each has its own resume point.
+  const double open_before = SumMetric(admin, "informerd_watchers_open");
+  StreamSet before(absl::GetFlag(FLAGS_informerd_address), apiserver.namespace_,
+                   absl::GetFlag(FLAGS_streams_per_connection));
+  before.Open(std::vector<uint64_t>(watchers, 0));
+  if (!AwaitWatchersOpen(admin, open_before + watchers, absl::Seconds(60))) {
+    std::fprintf(stderr, "informerd did not open %zu streams\n", watchers);
+    return 1;
+  }
+  if (!write_for(absl::Seconds(2)) ||
+      !AwaitAll(&before, writer.writes().back().resource_version, absl::Seconds(30))) {
+    std::fprintf(stderr, "streams did not receive the first writes\n");
+    return 1;
+  }
+  const double lists_before = SumMetric(admin, "informerd_upstream_lists_total");
+  const double relists_before = SumMetric(admin, "informerd_upstream_relists_total");
+  const ProcStats stats_before = ReadProcStats(pid);
+
+  // The storm, with writes going on: cut everything, resume everything.
+  std::atomic<bool> sampling{true};
+  size_t peak_resident = stats_before.resident_bytes;
+  std::thread sampler([&] {
+    while (sampling.load()) {
+      peak_resident = std::max(peak_resident, ReadProcStats(pid).resident_bytes);
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+  });
+  bool writes_ok = true;
+  std::thread writes([&] { writes_ok = write_for(absl::Seconds(4)); });
+  absl::SleepFor(absl::Seconds(1));
+  const absl::Time cut = absl::Now();
+  std::vector<uint64_t> resume_points;
+  for (auto& stream : before.streams()) resume_points.push_back(stream->last());
+  before.Close();
+  StreamSet after(absl::GetFlag(FLAGS_informerd_address), apiserver.namespace_,
+                  absl::GetFlag(FLAGS_streams_per_connection));
+  after.Open(resume_points);
+  const bool reopened = AwaitWatchersOpen(admin, open_before + watchers, absl::Seconds(60));
+  const absl::Duration storm = absl::Now() - cut;
+  writes.join();
+  const bool delivered = writes_ok && AwaitAll(&after, writer.writes().back().resource_version,
+                                               absl::Seconds(30));
+  sampling.store(false);
+  sampler.join();
+  const double lists_after = SumMetric(admin, "informerd_upstream_lists_total");
+  const double relists_after = SumMetric(admin, "informerd_upstream_relists_total");
+
+  std::vector<uint64_t> written;
+  for (const Write& write : writer.writes()) written.push_back(write.resource_version);
+  size_t replayed = 0;
+  size_t missing = 0;
+  for (auto& stream : after.streams()) {
+    replayed += stream->replayed();
+    missing += stream->Missing(written);
+  }
+  after.Close();
+
+  if (absl::GetFlag(FLAGS_header)) {
+    std::printf(
+        "| watchers | per connection | writes/s | reconnected | cut to all open ms | replayed "
+        "events | missed events | upstream LISTs before/after | relists before/after | informerd "
+        "RSS before MiB | peak during storm MiB | growth B/client |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  }
+  const double growth = static_cast<double>(peak_resident) - stats_before.resident_bytes;
+  std::printf("| %zu | %d | %.0f | %s | %.0f | %zu | %zu | %.0f/%.0f | %.0f/%.0f | %.1f | %.1f | "
+              "%.0f |\n",
+              watchers, absl::GetFlag(FLAGS_streams_per_connection), rate,
+              reopened && delivered ? "all" : "NOT ALL", absl::ToDoubleMilliseconds(storm),
+              replayed, missing, lists_before, lists_after, relists_before, relists_after,
+              stats_before.resident_bytes / 1048576.0, peak_resident / 1048576.0,
+              growth / watchers);
+  std::fflush(stdout);
+  const bool passed = reopened && delivered && replayed == 0 && missing == 0 &&
+                      lists_after == lists_before && relists_after == relists_before;
+  return passed ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace informerd::bench
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  return informerd::bench::Run();
+}
