@@ -7,6 +7,7 @@
 #include "absl/time/clock.h"
 #include "absl/strings/str_cat.h"
 #include "server/kube/api_status.h"
+#include "server/kube/list_stream_decoder.h"
 #include "server/log/log.h"
 #include "server/kube/url_query.h"
 
@@ -130,19 +131,29 @@ Reflector::Failure Reflector::HttpFailure(int http_status,
 bool Reflector::ListAll(Failure* failure) {
   const std::string what = absl::StrCat("list ", ResourceLabel(resource_));
   std::string continue_token;
-  std::string body;
   while (true) {
-    // No resourceVersion: a consistent read, which paging requires.
     std::string url = Url(absl::StrCat("limit=", options_.page_size));
     if (!continue_token.empty()) {
       AppendQueryParam(&url, "continue", continue_token);
+    } else if (!synced()) {
+      // As client-go: the first list may come from the apiserver's watch
+      // cache (resourceVersion=0, served whole and fast); the watch that
+      // follows brings the cache up to date. Relists stay consistent reads,
+      // so the relist diff never goes back in time.
+      AppendQueryParam(&url, "resourceVersion", "0");
     }
-    body.clear();
+    // Items are parsed as they arrive, overlapping the transfer, and the
+    // page is never held whole.
+    ListStreamDecoder decoder(options_.max_frame_bytes);
+    absl::Status item_status;
+    if (continue_token.empty()) sink_->OnListStart();
     absl::StatusOr<HttpResponse> response = client_->Stream(
         url,
         [&](std::string_view chunk) {
-          body.append(chunk);
-          return true;
+          item_status = decoder.Feed(chunk, [&](std::string_view item) {
+            return HandleListItem(item, what);
+          });
+          return item_status.ok();
         },
         &canceller_);
     if (!response.ok()) {
@@ -168,43 +179,27 @@ bool Reflector::ListAll(Failure* failure) {
     }
     stats_.list_pages.fetch_add(1);
 
-    // In-situ parsing (strings stay in `body`) is twice as fast as copying
-    // them out; the page and its items only live through the sink calls.
+    absl::StatusOr<std::string> envelope =
+        item_status.ok() ? decoder.Finish() : absl::StatusOr<std::string>(item_status);
     rapidjson::Document page;
-    page.ParseInsitu(body.data());
+    if (envelope.ok()) page.ParseInsitu(envelope->data());
     // RapidJSON asserts on member access to a non-object: check first.
-    const bool is_object = !page.HasParseError() && page.IsObject();
+    const bool is_object = envelope.ok() && !page.HasParseError() && page.IsObject();
     const rapidjson::Value* metadata =
         is_object ? ObjectMember(page, "metadata") : nullptr;
-    rapidjson::Value* items = nullptr;
-    if (is_object) {
-      auto member = page.FindMember("items");
-      if (member != page.MemberEnd()) items = &member->value;
-    }
     const std::string_view resource_version =
         StringMember(metadata, "resourceVersion");
-    if (items == nullptr || !(items->IsArray() || items->IsNull()) ||
-        resource_version.empty()) {
+    // The decoder left "items" in place as [] (or null); it must be there.
+    const bool has_items = is_object && page.HasMember("items") &&
+                           (page["items"].IsArray() || page["items"].IsNull());
+    if (!has_items || resource_version.empty()) {
       stats_.decode_errors.fetch_add(1);
       *failure = Failure{
           absl::DataLossError(absl::StrCat(
-              what, ": page is not a list with items and "
-                    "metadata.resourceVersion")),
+              what, ": page is not a list with items and metadata.resourceVersion",
+              envelope.ok() ? "" : absl::StrCat(" (", envelope.status().message(), ")"))),
           absl::ZeroDuration()};
       return false;
-    }
-
-    if (continue_token.empty()) sink_->OnListStart();
-    if (items->IsArray()) {
-      for (rapidjson::Value& item : items->GetArray()) {
-        if (ObjectName(item).empty()) {
-          stats_.rejected_objects.fetch_add(1);
-          log::Warning("reflector", absl::StrCat(what, ": skipping an item without "
-                                        "metadata.name"));
-          continue;
-        }
-        sink_->OnListItem(item);
-      }
     }
     continue_token = std::string(StringMember(metadata, "continue"));
     if (continue_token.empty()) {
@@ -215,6 +210,26 @@ bool Reflector::ListAll(Failure* failure) {
       return true;
     }
   }
+}
+
+absl::Status Reflector::HandleListItem(std::string_view item, const std::string& what) {
+  // In-situ parsing needs a mutable, terminated copy; it is still twice as
+  // fast as Parse, which copies every string.
+  frame_buffer_.assign(item.data(), item.size());
+  rapidjson::Document object;
+  object.ParseInsitu(frame_buffer_.data());
+  if (object.HasParseError()) {
+    stats_.decode_errors.fetch_add(1);
+    return absl::DataLossError(absl::StrCat(what, ": an item is not valid JSON"));
+  }
+  if (!object.IsObject() || ObjectName(object).empty()) {
+    stats_.rejected_objects.fetch_add(1);
+    log::Warning("reflector",
+                 absl::StrCat(what, ": skipping an item without metadata.name"));
+    return absl::OkStatus();
+  }
+  sink_->OnListItem(object);
+  return absl::OkStatus();
 }
 
 absl::Status Reflector::HandleWatchFrame(std::string_view frame,

@@ -102,6 +102,8 @@ class Reflector {
   bool ListAll(Failure* failure);
   // One watch request, consumed until it ends.
   WatchEnd WatchOnce(Failure* failure);
+  // Parses one list item and hands it to the sink; skips nameless ones.
+  absl::Status HandleListItem(std::string_view item, const std::string& what);
   absl::Status HandleWatchFrame(std::string_view frame,
                                 absl::Status* server_error, bool* expired);
   // The frame being parsed in place; reused to avoid an allocation per event.

@@ -1,0 +1,185 @@
+#include "server/kube/list_stream_decoder.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace informerd::kube {
+namespace {
+
+bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+}  // namespace
+
+ListStreamDecoder::ListStreamDecoder(size_t max_item_bytes) : max_item_bytes_(max_item_bytes) {}
+
+absl::Status ListStreamDecoder::Fail(std::string reason) {
+  failed_ = true;
+  return absl::DataLossError(absl::StrCat("list body: ", reason));
+}
+
+absl::Status ListStreamDecoder::Feed(
+    std::string_view chunk, absl::FunctionRef<absl::Status(std::string_view item)> on_item) {
+  if (failed_) return absl::FailedPreconditionError("list body: decoder failed earlier");
+  // Bytes of the current item are copied in runs, not one by one.
+  size_t item_run = 0;
+  for (size_t i = 0; i < chunk.size(); ++i) {
+    const char c = chunk[i];
+    if (mode_ == Mode::kInItem) {
+      if (in_string_) {
+        if (escaped_) {
+          escaped_ = false;
+        } else if (c == '\\') {
+          escaped_ = true;
+        } else if (c == '"') {
+          in_string_ = false;
+        }
+        continue;
+      }
+      if (c == '"') {
+        in_string_ = true;
+      } else if (c == '{' || c == '[') {
+        ++depth_;
+      } else if (c == '}' || c == ']') {
+        if (--depth_ == 2) {
+          item_.append(chunk.data() + item_run, i + 1 - item_run);
+          if (item_.size() > max_item_bytes_) {
+            failed_ = true;
+            return absl::ResourceExhaustedError(absl::StrCat(
+                "list body: an item is larger than ", max_item_bytes_, " bytes"));
+          }
+          absl::Status status = on_item(item_);
+          item_.clear();
+          if (!status.ok()) {
+            failed_ = true;
+            return status;
+          }
+          mode_ = Mode::kBetweenItems;
+        }
+      }
+      continue;
+    }
+
+    if (mode_ == Mode::kBetweenItems) {
+      if (IsSpace(c) || c == ',') continue;
+      if (c == ']') {
+        depth_ = 1;
+        rest_.append("[]");
+        mode_ = Mode::kBody;
+        continue;
+      }
+      item_run = i;
+      if (c == '{' || c == '[') {
+        mode_ = Mode::kInItem;
+        depth_ = 3;
+      } else {
+        // A scalar element (not a Kubernetes object; the caller rejects it).
+        mode_ = Mode::kInScalar;
+        in_string_ = c == '"';
+      }
+      continue;
+    }
+
+    if (mode_ == Mode::kInScalar) {
+      if (in_string_) {
+        if (escaped_) {
+          escaped_ = false;
+        } else if (c == '\\') {
+          escaped_ = true;
+        } else if (c == '"') {
+          in_string_ = false;
+        }
+        continue;
+      }
+      if (!IsSpace(c) && c != ',' && c != ']') continue;
+      item_.append(chunk.data() + item_run, i - item_run);
+      absl::Status status = on_item(item_);
+      item_.clear();
+      if (!status.ok()) {
+        failed_ = true;
+        return status;
+      }
+      mode_ = Mode::kBetweenItems;
+      if (c == ']') {
+        depth_ = 1;
+        rest_.append("[]");
+        mode_ = Mode::kBody;
+      }
+      continue;
+    }
+
+    // Outside the items: the envelope, kept whole in rest_.
+    if (rest_.size() >= kMaxRestBytes) {
+      failed_ = true;
+      return absl::ResourceExhaustedError("list body: more than 1 MiB outside its items");
+    }
+    if (in_string_) {
+      rest_.push_back(c);
+      if (escaped_) {
+        escaped_ = false;
+        if (reading_key_) key_.push_back(c);
+      } else if (c == '\\') {
+        escaped_ = true;
+        if (reading_key_) key_.push_back(c);
+      } else if (c == '"') {
+        in_string_ = false;
+        reading_key_ = false;
+      } else if (reading_key_) {
+        key_.push_back(c);
+      }
+      continue;
+    }
+    if (IsSpace(c)) continue;
+    if (mode_ == Mode::kAfterBody) return Fail("data after the list object");
+    if (mode_ == Mode::kBeforeBody) {
+      if (c != '{') return Fail("not a JSON object");
+      mode_ = Mode::kBody;
+      depth_ = 1;
+      expect_key_ = true;
+      rest_.push_back(c);
+      continue;
+    }
+    if (c == '"') {
+      in_string_ = true;
+      if (depth_ == 1 && expect_key_) {
+        reading_key_ = true;
+        expect_key_ = false;
+        key_.clear();
+      }
+      rest_.push_back(c);
+      continue;
+    }
+    if (depth_ == 1 && c == ':') {
+      value_key_ = key_;
+    } else if (depth_ == 1 && c == ',') {
+      expect_key_ = true;
+    } else if (c == '[' && depth_ == 1 && value_key_ == "items") {
+      // The items array: its elements go to on_item, not to rest_.
+      depth_ = 2;
+      value_key_.clear();
+      mode_ = Mode::kBetweenItems;
+      continue;
+    } else if (c == '{' || c == '[') {
+      ++depth_;
+    } else if (c == '}' || c == ']') {
+      if (--depth_ == 0) mode_ = Mode::kAfterBody;
+      if (depth_ < 0) return Fail("unbalanced brackets");
+    }
+    rest_.push_back(c);
+  }
+  if (mode_ == Mode::kInItem || mode_ == Mode::kInScalar) {
+    item_.append(chunk.data() + item_run, chunk.size() - item_run);
+    if (item_.size() > max_item_bytes_) {
+      failed_ = true;
+      return absl::ResourceExhaustedError(
+          absl::StrCat("list body: an item is larger than ", max_item_bytes_, " bytes"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ListStreamDecoder::Finish() {
+  if (failed_) return absl::FailedPreconditionError("list body: decoder failed earlier");
+  if (mode_ != Mode::kAfterBody) return Fail("truncated");
+  return std::move(rest_);
+}
+
+}  // namespace informerd::kube

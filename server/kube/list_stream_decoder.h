@@ -1,0 +1,69 @@
+// ListStreamDecoder: splits a Kubernetes list response into its items as the
+// body streams in, so a LIST of 100 MB is parsed item by item while it
+// arrives, and is never held whole.
+//
+// Fed the body {"kind":"ConfigMapList","metadata":{...},"items":[{...},...]}
+// in arbitrary chunks, it hands out the raw JSON text of each element of the
+// top-level "items" array as soon as the element is complete, and keeps the
+// rest of the body (with "items" left as an empty array) for Finish, which
+// returns it for the caller to read metadata.resourceVersion and continue.
+// The apiserver writes metadata before items, but nothing here relies on it.
+//
+// Thread safety: none; one decoder per response.
+#ifndef INFORMERD_SERVER_KUBE_LIST_STREAM_DECODER_H_
+#define INFORMERD_SERVER_KUBE_LIST_STREAM_DECODER_H_
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace informerd::kube {
+
+class ListStreamDecoder {
+ public:
+  static constexpr size_t kDefaultMaxItemBytes = size_t{64} << 20;
+  static constexpr size_t kMaxRestBytes = size_t{1} << 20;
+
+  explicit ListStreamDecoder(size_t max_item_bytes = kDefaultMaxItemBytes);
+
+  // Calls `on_item` with each element of "items" that `chunk` completes
+  // (valid only during the call; an element that is not an object is passed
+  // on too, for the caller to reject). Stops at and returns the first error
+  // from `on_item`; DATA_LOSS if the body is not a JSON object;
+  // RESOURCE_EXHAUSTED if an item or the rest exceeds its cap.
+  // After an error the decoder is unusable.
+  absl::Status Feed(std::string_view chunk,
+                    absl::FunctionRef<absl::Status(std::string_view item)> on_item);
+
+  // The body without its items, once the whole body was fed; DATA_LOSS if
+  // it ended inside a value.
+  absl::StatusOr<std::string> Finish();
+
+ private:
+  enum class Mode { kBeforeBody, kBody, kBetweenItems, kInItem, kInScalar, kAfterBody };
+
+  absl::Status Fail(std::string reason);
+
+  const size_t max_item_bytes_;
+  Mode mode_ = Mode::kBeforeBody;
+  int depth_ = 0;
+  bool in_string_ = false;
+  bool escaped_ = false;
+  // At depth 1: whether the next string is a key, the key being read, and
+  // the key whose value comes next.
+  bool expect_key_ = false;
+  bool reading_key_ = false;
+  std::string key_;
+  std::string value_key_;
+  std::string item_;
+  std::string rest_;
+  bool failed_ = false;
+};
+
+}  // namespace informerd::kube
+
+#endif  // INFORMERD_SERVER_KUBE_LIST_STREAM_DECODER_H_
