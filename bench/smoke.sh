@@ -4,7 +4,7 @@
 # Writes a JUnit report with one testcase per benchmark.
 #
 # Usage: bench/smoke.sh [--junit PATH]
-# The fan-out and cold-sync benchmarks need the control plane of
+# The fan-out, cold-sync and read benchmarks need the control plane of
 # `hack/control-plane.sh env`; without a running one their testcases fail.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
@@ -58,6 +58,9 @@ run fanout_benchmark '^\| informerd \| 10 \|
 ^\| 100 \| 100 \| 20 \| all \|' bench/fanout.sh --quick
 run coldsync '^\| configmaps \| 200 \| client-go \|
 ^\| configmaps \| 200 \| informerd \|' bench/coldsync.sh --quick
+run read_benchmark '^\| get \| informerd \| 10 \| max \|
+^\| list_label \| apiserver \(watch cache, RV=0\) \| 1 \|
+^\| list_index \| 1 \| apiserver \(etcd, no RV\) \|' bench/read.sh --quick
 
 failed=0
 for i in "${!names[@]}"; do

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Read path (docs/BENCHMARKS.md), against the control plane of
+# `hack/control-plane.sh env`: COUNT pods in one namespace (the namespace
+# and pods of bench/coldsync.sh, loaded if missing) and, cached beside them,
+# its COUNT ConfigMaps when they exist; starts its own optimized informerd
+# on them (field index spec.nodeName, request limits raised: every caller
+# comes from 127.0.0.1) and runs bench/read_benchmark: Get, indexed List and
+# label-selected List at each client count, against informerd and the
+# apiserver. Stops informerd at the end.
+#
+# Usage: bench/read.sh [--quick]
+#   --quick  200 pods, 1 and 10 clients, 0.5 s per row (the smoke run)
+# Settings (environment): READ_COUNT (10000), READ_CLIENTS ("1,100,1000"),
+#   READ_APISERVER_CLIENTS ("1,100": watch-cache Lists), READ_APISERVER_ETCD_CLIENTS
+#   ("1": consistent Lists from etcd), READ_PACED_CLIENTS ("100,1000": informerd
+#   rows at a fixed offered rate), READ_PACED_RATE (1000 requests/s), READ_SECONDS (5),
+#   READ_INDEX_VALUE (node-7: 1% of the fixture pods), READ_LABEL_SELECTOR (shard=7: 1/64),
+#   READ_GRPC_PORT (50074), READ_HTTP_PORT (8074)
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
+cd "$INFORMERD_ROOT"
+
+count="${READ_COUNT:-10000}"
+clients="${READ_CLIENTS:-1,100,1000}"
+apiserver_clients="${READ_APISERVER_CLIENTS:-1,100}"
+apiserver_etcd_clients="${READ_APISERVER_ETCD_CLIENTS:-1}"
+paced_clients="${READ_PACED_CLIENTS-100,1000}"
+paced_rate="${READ_PACED_RATE:-1000}"
+seconds="${READ_SECONDS:-5}"
+warmup=1
+grpc_port="${READ_GRPC_PORT:-50074}"
+http_port="${READ_HTTP_PORT:-8074}"
+if [[ "${1:-}" == "--quick" ]]; then
+  count=200 clients=1,10 apiserver_clients=1 apiserver_etcd_clients=1 paced_clients=10
+  paced_rate=200 seconds=0.5 warmup=0.1
+fi
+
+# 1000 callers are 1000 threads, and 100 apiserver callers 100 sockets.
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+
+eval "$(hack/control-plane.sh env)"
+bazel build -c opt --symlink_prefix=/ //server:informerd //bench:bulk_loader //bench:read_benchmark >&2
+bin="$(bazel info -c opt bazel-bin 2>/dev/null)"
+
+token="$(cat "$INFORMERD_ADMIN_TOKEN_FILE")"
+# items RESOURCE NAMESPACE: how many objects the apiserver holds there.
+items() {
+  curl -sS --cacert "$INFORMERD_CA_FILE" -H "Authorization: Bearer $token" \
+    "$INFORMERD_APISERVER_URL/api/v1/namespaces/$2/$1?limit=1" |
+    python3 -c 'import json,sys; l=json.load(sys.stdin); print(len(l.get("items",[])) + l.get("metadata",{}).get("remainingItemCount",0))'
+}
+
+pods_ns="bench-coldsync-pods-$count"
+configmaps_ns="bench-coldsync-configmaps-$count"
+if (($(items pods "$pods_ns") < count)); then
+  "$bin/bench/bulk_loader" --apiserver_url "$INFORMERD_APISERVER_URL" \
+    --ca_file "$INFORMERD_CA_FILE" --token_file "$INFORMERD_ADMIN_TOKEN_FILE" \
+    --namespace_ "$pods_ns" --resource pods --count "$count" --concurrency 8 >&2
+fi
+
+run_dir="$(mktemp -d)"
+cat >"$run_dir/config.yaml" <<YAML
+resources:
+  - resource: pods
+    namespace: $pods_ns
+    fieldIndexes: [spec.nodeName]
+YAML
+if (($(items configmaps "$configmaps_ns") > 0)); then
+  cat >>"$run_dir/config.yaml" <<YAML
+  - resource: configmaps
+    namespace: $configmaps_ns
+YAML
+fi
+cat >>"$run_dir/config.yaml" <<YAML
+# Every benchmark caller comes from one address, which the default
+# per-caller limits (16 Lists in flight, 200 requests/s) would refuse.
+limits:
+  maxLists: 100000
+  maxListsPerIdentity: 100000
+  requestsPerSecond: 1000000
+  requestBurst: 1000000
+  requestsPerSecondPerIdentity: 1000000
+  requestBurstPerIdentity: 1000000
+YAML
+
+"$bin/server/informerd" --kubeconfig "$KUBECONFIG" --config "$run_dir/config.yaml" \
+  --grpc_address "127.0.0.1:$grpc_port" --http_address "127.0.0.1:$http_port" \
+  --log_level warning >"$run_dir/informerd.log" 2>&1 &
+informerd_pid=$!
+cleanup() {
+  kill "$informerd_pid" 2>/dev/null || true
+  wait "$informerd_pid" 2>/dev/null || true
+  rm -rf "$run_dir"
+}
+trap cleanup EXIT
+
+for _ in $(seq 300); do
+  curl -fs "http://127.0.0.1:$http_port/readyz" >/dev/null 2>&1 && break
+  kill -0 "$informerd_pid" 2>/dev/null ||
+    informerd::die "informerd exited: $(tail -5 "$run_dir/informerd.log")"
+  sleep 0.1
+done
+curl -fs "http://127.0.0.1:$http_port/readyz" >/dev/null ||
+  informerd::die "informerd did not become ready: $(tail -5 "$run_dir/informerd.log")"
+echo "informerd caches: $(curl -fs "http://127.0.0.1:$http_port/metrics" |
+  awk '/^informerd_cached_objects/{n += $NF} END{printf "%d", n}') objects"
+
+"$bin/bench/read_benchmark" --informerd_address "127.0.0.1:$grpc_port" \
+  --informerd_pid "$informerd_pid" --apiserver_url "$INFORMERD_APISERVER_URL" \
+  --ca_file "$INFORMERD_CA_FILE" --token_file "$INFORMERD_ADMIN_TOKEN_FILE" \
+  --apiserver_pid "$(cat "$INFORMERD_CP_DIR/pids/kube-apiserver.pid")" \
+  --namespace_ "$pods_ns" --index_value "${READ_INDEX_VALUE:-node-7}" \
+  --label_selector "${READ_LABEL_SELECTOR:-shard=7}" --clients "$clients" \
+  --apiserver_clients "$apiserver_clients" --apiserver_etcd_clients "$apiserver_etcd_clients" \
+  --paced_clients "$paced_clients" --paced_rate "$paced_rate" --seconds "$seconds" --warmup_seconds "$warmup"
