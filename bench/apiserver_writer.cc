@@ -1,3 +1,4 @@
+#include "bench/measurement.h"
 #include "bench/apiserver_writer.h"
 
 #include <chrono>
@@ -12,12 +13,6 @@
 
 namespace informerd::bench {
 namespace {
-
-int64_t SteadyNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string ObjectName(size_t index) { return absl::StrCat("fanout-", index); }
 

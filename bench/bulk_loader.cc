@@ -20,6 +20,7 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "bench/measurement.h"
 #include "bench/pod_fixture.h"
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
@@ -36,13 +37,6 @@ ABSL_FLAG(int, concurrency, 8, "concurrent clients");
 
 namespace informerd::bench {
 namespace {
-
-std::string ReadToken(const std::string& path) {
-  std::ifstream file(path);
-  std::string token;
-  file >> token;
-  return token;
-}
 
 std::string ConfigMapBody(const std::string& namespace_, int index, int bytes) {
   return absl::StrCat("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"cm-",

@@ -30,6 +30,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "bench/measurement.h"
 #include "bench/apiserver_writer.h"
 #include "bench/informerd_metrics.h"
 #include "bench/proc_stats.h"
@@ -61,26 +62,6 @@ ABSL_FLAG(bool, header, false, "print the table header first");
 
 namespace informerd::bench {
 namespace {
-
-std::string ReadToken(const std::string& path) {
-  std::ifstream file(path);
-  std::string token;
-  file >> token;
-  return token;
-}
-
-int64_t SteadyNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-double Percentile(std::vector<double>* values, double fraction) {
-  if (values->empty()) return 0;
-  size_t rank = static_cast<size_t>(fraction * (values->size() - 1));
-  std::nth_element(values->begin(), values->begin() + rank, values->end());
-  return (*values)[rank];
-}
 
 // informerd_watchers_open summed over resources, or -1.
 double WatchersOpen(const std::string& admin_url) {

@@ -28,6 +28,7 @@
 #include <grpcpp/generic/async_generic_service.h>
 #include <grpcpp/grpcpp.h>
 
+#include "bench/measurement.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
@@ -43,12 +44,6 @@ namespace informerd::bench {
 namespace {
 
 constexpr char kWatchMethod[] = "/informerd.v1.Cache/Watch";
-
-int64_t SteadyNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // The object part of every event (field 2 of WatchEvent), serialized once:
 // a ConfigMap shaped like the fan-out benchmark's, as informerd would send

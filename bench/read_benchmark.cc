@@ -38,6 +38,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "bench/measurement.h"
 #include "bench/proc_stats.h"
 #include "informerd/v1/informerd.grpc.pb.h"
 
@@ -84,26 +85,6 @@ const char* TargetName(Target target) {
     case Target::kApiserverEtcd: return "apiserver (etcd, no RV)";
   }
   return "";
-}
-
-std::string ReadToken(const std::string& path) {
-  std::ifstream file(path);
-  std::string token;
-  file >> token;
-  return token;
-}
-
-int64_t SteadyNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-double Percentile(std::vector<int64_t>* values, double fraction) {
-  if (values->empty()) return 0;
-  size_t rank = static_cast<size_t>(fraction * (values->size() - 1));
-  std::nth_element(values->begin(), values->begin() + rank, values->end());
-  return (*values)[rank] / 1e6;
 }
 
 std::vector<int> ParseCounts(const std::string& text) {
@@ -360,8 +341,8 @@ class Benchmark {
       row.items = std::max(row.items, items[i]);
     }
     row.requests_per_second = all.size() / absl::GetFlag(FLAGS_seconds);
-    row.p50_ms = Percentile(&all, 0.50);
-    row.p99_ms = Percentile(&all, 0.99);
+    row.p50_ms = Percentile(&all, 0.50) / 1e6;
+    row.p99_ms = Percentile(&all, 0.99) / 1e6;
     if (cpu_before.ok && cpu_after.ok && !all.empty()) {
       row.server_cpu_ms_per_request =
           (cpu_after.cpu_seconds - cpu_before.cpu_seconds) * 1e3 / all.size();

@@ -30,6 +30,7 @@
 #include "absl/flags/parse.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "bench/measurement.h"
 #include "bench/apiserver_writer.h"
 #include "bench/informerd_metrics.h"
 #include "bench/proc_stats.h"
@@ -50,13 +51,6 @@ ABSL_FLAG(bool, header, false, "print the table header first");
 
 namespace informerd::bench {
 namespace {
-
-std::string ReadToken(const std::string& path) {
-  std::ifstream file(path);
-  std::string token;
-  file >> token;
-  return token;
-}
 
 // One Watch stream from `from` (0: from now), recording what it receives.
 class ResumingStream : public grpc::ClientReadReactor<v1::WatchEvent> {

@@ -1,3 +1,4 @@
+#include "bench/measurement.h"
 #include "bench/watch_clients.h"
 
 #include <atomic>
@@ -16,12 +17,6 @@
 
 namespace informerd::bench {
 namespace {
-
-int64_t SteadyNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 class InformerdStream : public grpc::ClientReadReactor<v1::WatchEvent> {
  public:
