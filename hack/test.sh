@@ -144,7 +144,7 @@ extra_suites+=(python_client)
 
 suite_go_client() {
   bazel build //server:informerd
-  INFORMERD_E2E=1 INFORMERD_BIN="$INFORMERD_ROOT/bazel-bin/server/informerd" \
+  INFORMERD_BIN="$INFORMERD_ROOT/bazel-bin/server/informerd" \
     client/go/run-tests.sh --junit "$1/go.xml"
 }
 extra_suites+=(go_client)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the Go client's tests offline (GOPATH mode, Debian's Go packages):
 # gofmt and go vet, then go test -race over every package. The integration
-# test runs when INFORMERD_E2E is set (it then needs hack/control-plane.sh env
-# and INFORMERD_BIN or bazel-bin/server/informerd) and skips otherwise.
+# test needs hack/control-plane.sh env and INFORMERD_BIN (or
+# bazel-bin/server/informerd); without them it fails, it never skips.
 #
 # Usage: client/go/run-tests.sh [--junit PATH] [go test flags...]
 #   --junit PATH  also write a JUnit XML report to PATH
