@@ -68,16 +68,6 @@ double WatchersOpen(const std::string& admin_url) {
   return SumMetric(admin_url, "informerd_watchers_open");
 }
 
-// Polls informerd until `count` streams are open; false after a minute.
-bool AwaitWatchersOpen(const std::string& admin_url, double count) {
-  const absl::Time deadline = absl::Now() + absl::Seconds(60);
-  while (WatchersOpen(admin_url) < count) {
-    if (absl::Now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(200));
-  }
-  return true;
-}
-
 int RunIdle() {
   const size_t watchers = absl::GetFlag(FLAGS_watchers);
   const pid_t pid = absl::GetFlag(FLAGS_informerd_pid);

@@ -5,6 +5,7 @@
 #include <httplib.h>
 
 #include "absl/strings/numbers.h"
+#include "absl/time/clock.h"
 
 namespace informerd::bench {
 
@@ -23,6 +24,15 @@ double SumMetric(const std::string& admin_url, std::string_view name) {
     if (absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &value)) total += value;
   }
   return total;
+}
+
+bool AwaitWatchersOpen(const std::string& admin_url, double count, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (SumMetric(admin_url, "informerd_watchers_open") != count) {
+    if (absl::Now() > deadline) return false;
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  return true;
 }
 
 }  // namespace informerd::bench

@@ -8,11 +8,18 @@
 #include <string>
 #include <string_view>
 
+#include "absl/time/time.h"
+
 namespace informerd::bench {
 
 // The sum of every sample of `name` at `admin_url`/metrics (e.g.
 // "http://127.0.0.1:8071"), or -1 when the endpoint cannot be read.
 double SumMetric(const std::string& admin_url, std::string_view name);
+
+// Polls informerd_watchers_open until it is exactly `count` (streams closed
+// by a client but not yet by the server still count); false after `timeout`.
+bool AwaitWatchersOpen(const std::string& admin_url, double count,
+                       absl::Duration timeout = absl::Seconds(60));
 
 }  // namespace informerd::bench
 

@@ -181,15 +181,6 @@ bool AwaitAll(StreamSet* set, uint64_t version, absl::Duration timeout) {
   return true;
 }
 
-bool AwaitWatchersOpen(const std::string& admin, double count, absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
-  while (SumMetric(admin, "informerd_watchers_open") != count) {
-    if (absl::Now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(5));
-  }
-  return true;
-}
-
 int Run() {
   const size_t watchers = absl::GetFlag(FLAGS_watchers);
   const double rate = absl::GetFlag(FLAGS_rate);
