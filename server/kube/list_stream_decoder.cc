@@ -1,11 +1,23 @@
 #include "server/kube/list_stream_decoder.h"
 
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 
 namespace informerd::kube {
 namespace {
 
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// The position of the first '"' or '\\' in data[from, end), or end.
+size_t FindQuoteOrBackslash(const char* data, size_t from, size_t end) {
+  const char* const begin = data + from;
+  const char* const quote = static_cast<const char*>(std::memchr(begin, '"', end - from));
+  const char* const stop = quote == nullptr ? data + end : quote;
+  const char* const backslash =
+      static_cast<const char*>(std::memchr(begin, '\\', stop - begin));
+  return (backslash == nullptr ? stop : backslash) - data;
+}
 
 }  // namespace
 
@@ -17,44 +29,28 @@ absl::Status ListStreamDecoder::Fail(std::string reason) {
 }
 
 absl::Status ListStreamDecoder::Feed(
-    std::string_view chunk, absl::FunctionRef<absl::Status(std::string_view item)> on_item) {
+    std::string_view chunk, absl::FunctionRef<absl::Status(std::string* item)> on_item) {
   if (failed_) return absl::FailedPreconditionError("list body: decoder failed earlier");
   // Bytes of the current item are copied in runs, not one by one.
   size_t item_run = 0;
   for (size_t i = 0; i < chunk.size(); ++i) {
     const char c = chunk[i];
     if (mode_ == Mode::kInItem) {
-      if (in_string_) {
-        if (escaped_) {
-          escaped_ = false;
-        } else if (c == '\\') {
-          escaped_ = true;
-        } else if (c == '"') {
-          in_string_ = false;
-        }
-        continue;
+      i = ScanItem(chunk, i);
+      if (i == chunk.size()) break;  // the item goes on in the next chunk
+      item_.append(chunk.data() + item_run, i + 1 - item_run);
+      if (item_.size() > max_item_bytes_) {
+        failed_ = true;
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "list body: an item is larger than ", max_item_bytes_, " bytes"));
       }
-      if (c == '"') {
-        in_string_ = true;
-      } else if (c == '{' || c == '[') {
-        ++depth_;
-      } else if (c == '}' || c == ']') {
-        if (--depth_ == 2) {
-          item_.append(chunk.data() + item_run, i + 1 - item_run);
-          if (item_.size() > max_item_bytes_) {
-            failed_ = true;
-            return absl::ResourceExhaustedError(absl::StrCat(
-                "list body: an item is larger than ", max_item_bytes_, " bytes"));
-          }
-          absl::Status status = on_item(item_);
-          item_.clear();
-          if (!status.ok()) {
-            failed_ = true;
-            return status;
-          }
-          mode_ = Mode::kBetweenItems;
-        }
+      absl::Status status = on_item(&item_);
+      item_.clear();
+      if (!status.ok()) {
+        failed_ = true;
+        return status;
       }
+      mode_ = Mode::kBetweenItems;
       continue;
     }
 
@@ -91,7 +87,7 @@ absl::Status ListStreamDecoder::Feed(
       }
       if (!IsSpace(c) && c != ',' && c != ']') continue;
       item_.append(chunk.data() + item_run, i - item_run);
-      absl::Status status = on_item(item_);
+      absl::Status status = on_item(&item_);
       item_.clear();
       if (!status.ok()) {
         failed_ = true;
@@ -174,6 +170,47 @@ absl::Status ListStreamDecoder::Feed(
     }
   }
   return absl::OkStatus();
+}
+
+// Most of an item's bytes are inside strings, so strings are skipped with
+// memchr rather than byte by byte: this loop is most of a cold sync's parse.
+size_t ListStreamDecoder::ScanItem(std::string_view chunk, size_t i) {
+  const char* const data = chunk.data();
+  const size_t end = chunk.size();
+  int depth = depth_;
+  bool in_string = in_string_;
+  bool escaped = escaped_;
+  while (i < end) {
+    if (escaped) {
+      escaped = false;
+      ++i;
+      continue;
+    }
+    if (in_string) {
+      i = FindQuoteOrBackslash(data, i, end);
+      if (i == end) break;
+      if (data[i] == '\\') {
+        escaped = true;
+      } else {
+        in_string = false;
+      }
+      ++i;
+      continue;
+    }
+    const char c = data[i];
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if ((c == '}' || c == ']') && --depth == 2) {
+      break;
+    }
+    ++i;
+  }
+  depth_ = depth;
+  in_string_ = in_string;
+  escaped_ = escaped;
+  return i;
 }
 
 absl::StatusOr<std::string> ListStreamDecoder::Finish() {

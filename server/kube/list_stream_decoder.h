@@ -30,14 +30,15 @@ class ListStreamDecoder {
 
   explicit ListStreamDecoder(size_t max_item_bytes = kDefaultMaxItemBytes);
 
-  // Calls `on_item` with each element of "items" that `chunk` completes
-  // (valid only during the call; an element that is not an object is passed
-  // on too, for the caller to reject). Stops at and returns the first error
+  // Calls `on_item` with the text of each element of "items" that `chunk`
+  // completes, in a buffer the callee may modify (to parse it in situ) and
+  // that is valid only during the call. An element that is not an object is
+  // passed on too, for the caller to reject. Stops at and returns the first error
   // from `on_item`; DATA_LOSS if the body is not a JSON object;
   // RESOURCE_EXHAUSTED if an item or the rest exceeds its cap.
   // After an error the decoder is unusable.
   absl::Status Feed(std::string_view chunk,
-                    absl::FunctionRef<absl::Status(std::string_view item)> on_item);
+                    absl::FunctionRef<absl::Status(std::string* item)> on_item);
 
   // The body without its items, once the whole body was fed; DATA_LOSS if
   // it ended inside a value.
@@ -47,6 +48,10 @@ class ListStreamDecoder {
   enum class Mode { kBeforeBody, kBody, kBetweenItems, kInItem, kInScalar, kAfterBody };
 
   absl::Status Fail(std::string reason);
+  // Advances through the current item from chunk[i]: the index of the
+  // bracket that closes it, or chunk.size() if the chunk ends first.
+  // REQUIRES: mode_ == Mode::kInItem.
+  size_t ScanItem(std::string_view chunk, size_t i);
 
   const size_t max_item_bytes_;
   Mode mode_ = Mode::kBeforeBody;

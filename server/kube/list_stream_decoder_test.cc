@@ -23,8 +23,8 @@ Result Decode(std::string_view body, size_t chunk_size) {
   ListStreamDecoder decoder;
   Result result{{}, std::string()};
   for (size_t i = 0; i < body.size(); i += chunk_size) {
-    absl::Status status = decoder.Feed(body.substr(i, chunk_size), [&](std::string_view item) {
-      result.items.emplace_back(item);
+    absl::Status status = decoder.Feed(body.substr(i, chunk_size), [&](std::string* item) {
+      result.items.push_back(*item);
       return absl::OkStatus();
     });
     if (!status.ok()) {
@@ -90,7 +90,7 @@ TEST(ListStreamDecoder, ScalarElementsArePassedOnForTheCallerToReject) {
 TEST(ListStreamDecoder, OversizedItemIsRefused) {
   ListStreamDecoder decoder(/*max_item_bytes=*/16);
   absl::Status status = decoder.Feed(R"({"items":[{"name":"far too long for the cap"}]})",
-                                     [](std::string_view) { return absl::OkStatus(); });
+                                     [](std::string*) { return absl::OkStatus(); });
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
 }
 

@@ -150,7 +150,7 @@ bool Reflector::ListAll(Failure* failure) {
     absl::StatusOr<HttpResponse> response = client_->Stream(
         url,
         [&](std::string_view chunk) {
-          item_status = decoder.Feed(chunk, [&](std::string_view item) {
+          item_status = decoder.Feed(chunk, [&](std::string* item) {
             return HandleListItem(item, what);
           });
           return item_status.ok();
@@ -212,12 +212,10 @@ bool Reflector::ListAll(Failure* failure) {
   }
 }
 
-absl::Status Reflector::HandleListItem(std::string_view item, const std::string& what) {
-  // In-situ parsing needs a mutable, terminated copy; it is still twice as
-  // fast as Parse, which copies every string.
-  frame_buffer_.assign(item.data(), item.size());
+absl::Status Reflector::HandleListItem(std::string* item, const std::string& what) {
+  // In situ: twice as fast as Parse, which copies every string.
   rapidjson::Document object;
-  object.ParseInsitu(frame_buffer_.data());
+  object.ParseInsitu(item->data());
   if (object.HasParseError()) {
     stats_.decode_errors.fetch_add(1);
     return absl::DataLossError(absl::StrCat(what, ": an item is not valid JSON"));

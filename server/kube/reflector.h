@@ -103,7 +103,7 @@ class Reflector {
   // One watch request, consumed until it ends.
   WatchEnd WatchOnce(Failure* failure);
   // Parses one list item and hands it to the sink; skips nameless ones.
-  absl::Status HandleListItem(std::string_view item, const std::string& what);
+  absl::Status HandleListItem(std::string* item, const std::string& what);
   absl::Status HandleWatchFrame(std::string_view frame,
                                 absl::Status* server_error, bool* expired);
   // The frame being parsed in place; reused to avoid an allocation per event.

@@ -263,6 +263,12 @@ absl::StatusOr<std::unique_ptr<httplib::ClientImpl>> RestClient::NewClient(
       if (store == nullptr) return absl::InternalError("X509_STORE_new failed");
       for (X509* ca : credentials_->ca_certs) X509_STORE_add_cert(store, ca);
       ssl_client->set_ca_cert_store(store);
+      // Without a CA path cpp-httplib also adds OpenSSL's default paths to
+      // the store, trusting every CA of the system bundle besides the
+      // kubeconfig's (and parsing that bundle on every connection). A
+      // hashed-directory lookup under /dev/null can never find a
+      // certificate, so the store keeps exactly the configured CAs.
+      ssl_client->set_ca_cert_path("", "/dev/null");
     }
     client = std::move(ssl_client);
   }
