@@ -4,8 +4,10 @@
 # ConfigMaps of one fresh namespace, and bench/grpc_probe (gRPC's physical
 # limit); then, in one run, N direct apiserver watches, N informerd Watch
 # streams under the same writer and N probe streams at the same rate; then a
-# search for the highest rate each of informerd and the probe sustains with
-# p99 <= 100 ms; then a reconnect storm (bench/reconnect_benchmark: every
+# search for the highest rate each of informerd, the probe and direct
+# apiserver watches sustains with p99 <= 100 ms (and the probe again with
+# informerd's upstream writes going on), and their ratios; then a
+# reconnect storm (bench/reconnect_benchmark: every
 # stream cut and resumed at once); then idle streams for RSS per watcher.
 # Stops both servers at the end.
 #
@@ -14,8 +16,10 @@
 # Settings (environment): FANOUT_GRPC_PORT (50071), FANOUT_HTTP_PORT (8071),
 #   FANOUT_PROBE_PORT (50072), FANOUT_WATCHERS ("100 1000"), FANOUT_RATE (20),
 #   FANOUT_SECONDS (10), FANOUT_SEARCH_WATCHERS (1000),
-#   FANOUT_SEARCH_RATES ("30 40 60 80 120 160": tried in order until p99 > 100 ms or
-#   under 99.9% delivered; empty: no search), FANOUT_RECONNECT (1000),
+#   FANOUT_SEARCH_RATES ("30 40 50 60 70 80 120 160": informerd's and the probe's,
+#   tried in order until p99 > 100 ms or under 99.9% delivered; empty: no search),
+#   FANOUT_SEARCH_APISERVER ("100:20,40,60,80,120,160 1000:2,5,10,20": direct
+#   apiserver watches, WATCHERS:RATES), FANOUT_RECONNECT (1000),
 #   FANOUT_IDLE (10000)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
@@ -27,7 +31,8 @@ grpc_port="${FANOUT_GRPC_PORT:-50071}"
 http_port="${FANOUT_HTTP_PORT:-8071}"
 probe_port="${FANOUT_PROBE_PORT:-50072}"
 search_watchers="${FANOUT_SEARCH_WATCHERS:-1000}"
-search_rates="${FANOUT_SEARCH_RATES-30 40 60 80 120 160}"
+search_rates="${FANOUT_SEARCH_RATES-30 40 50 60 70 80 120 160}"
+search_apiserver="${FANOUT_SEARCH_APISERVER-100:20,40,60,80,120,160 1000:2,5,10,20}"
 watchers="${FANOUT_WATCHERS:-100 1000}"
 rate="${FANOUT_RATE:-20}"
 seconds="${FANOUT_SECONDS:-10}"
@@ -118,6 +123,12 @@ row() {
     start_probe "$r"
     "$bin/bench/fanout_benchmark" "${common[@]}" --target probe --probe_pid "$probe_pid" \
       --watchers "$n" "$@"
+  elif [[ "$target" == probe+writes ]]; then
+    # The probe under informerd's upstream load: the same writes go through
+    # the apiserver to informerd, which no one watches.
+    start_probe "$r"
+    "$bin/bench/fanout_benchmark" "${common[@]}" --target probe --probe_pid "$probe_pid" \
+      --probe_background_rate "$r" --watchers "$n" "$@"
   else
     "$bin/bench/fanout_benchmark" "${common[@]}" --target "$target" --rate "$r" \
       --watchers "$n" "$@"
@@ -138,29 +149,51 @@ for n in $watchers; do
   row probe "$n" "$rate"
 done
 
+# search TARGET WATCHERS RATES...: rows at rising rates until one fails
+# (p99 > 100 ms or under 99.9% delivered); sets `best` to the deliveries/s
+# of the last row that passed (0 if none did).
+search() {
+  local target="$1" n="$2" r line
+  shift 2
+  best=0
+  for r in "$@"; do
+    # Not in a subshell: row restarts the probe and must track its pid.
+    row "$target" "$n" "$r" $header >"$run_dir/row" || true
+    header=
+    line="$(cat "$run_dir/row")"
+    echo "$line"
+    # Columns: | target | watchers | events/s | deliveries/s | delivered | fewest | p50 | p99 |
+    awk -F'|' '/^\| (informerd|probe|probe\+writes|apiserver) /{
+         delivered = $6; sub(/%/, "", delivered)
+         exit !($9 + 0 <= 100 && delivered + 0 >= 99.9)
+       }' <<<"$line" || break
+    best="$(awk -F'|' '/^\| (informerd|probe|probe\+writes|apiserver) /{gsub(/ /, "", $5); print $5}' <<<"$line")"
+  done
+  echo "highest passing for $target, $n watchers: $best deliveries/s"
+}
+
 if [[ -n "$search_rates" ]]; then
   echo
-  echo "search: $search_watchers watchers, rates $search_rates; a rate passes with p99 <= 100 ms and >= 99.9% delivered"
+  echo "search: rates rise until p99 > 100 ms or under 99.9% delivered"
   header=--header
-  for target in informerd probe; do
-    best="none"
-    for r in $search_rates; do
-      # Not in a subshell: row restarts the probe and must track its pid.
-      row "$target" "$search_watchers" "$r" $header >"$run_dir/row" || true
-      header=
-      line="$(cat "$run_dir/row")"
-      echo "$line"
-      # Columns: | target | watchers | events/s | deliveries/s | delivered | fewest | p50 | p99 |
-      if ! awk -F'|' '/^\| (informerd|probe) /{
-             delivered = $6; sub(/%/, "", delivered)
-             exit !($9 + 0 <= 100 && delivered + 0 >= 99.9)
-           }' <<<"$line"; then
-        break
-      fi
-      best="$(awk -F'|' '/^\| (informerd|probe) /{gsub(/ /, "", $5); print $5}' <<<"$line") deliveries/s at $r events/s"
-    done
-    echo "highest passing for $target: $best"
+  # shellcheck disable=SC2086 # the rate lists are word lists
+  search informerd "$search_watchers" $search_rates
+  informerd_best="$best"
+  search probe "$search_watchers" $search_rates
+  probe_best="$best"
+  search probe+writes "$search_watchers" $search_rates
+  probe_writes_best="$best"
+  apiserver_best=0
+  for entry in $search_apiserver; do
+    rates="${entry#*:}"
+    search apiserver "${entry%%:*}" ${rates//,/ }
+    apiserver_best="$(awk -v a="$apiserver_best" -v b="$best" 'BEGIN{print (b > a) ? b : a}')"
   done
+  awk -v i="$informerd_best" -v p="$probe_best" -v w="$probe_writes_best" -v a="$apiserver_best" '
+    function ratio(x, y, format) { return y > 0 ? sprintf(format, x / y) : "-" }
+    BEGIN{
+      printf "highest deliveries/s with p99 <= 100 ms: informerd / probe = %s, informerd / probe+writes = %s, informerd / apiserver (best N) = %s\n",
+        ratio(i, p, "%.2fx"), ratio(i, w, "%.2fx"), ratio(i, a, "%.1fx") }'
 fi
 stop_probe
 

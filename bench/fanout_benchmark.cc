@@ -7,7 +7,11 @@
 //   --target=informerd  N gRPC Watch streams on informerd (one upstream watch)
 //   --target=apiserver  N HTTP watches straight to kube-apiserver
 //   --target=probe      N streams on bench/grpc_probe (no apiserver, no writer):
-//                       the same client reading gRPC's physical limit
+//                       the same client reading gRPC's physical limit; with
+//                       --probe_background_rate the writers patch the
+//                       apiserver meanwhile (informerd ingesting, no one
+//                       watching it), so the probe shares the machine with
+//                       the same upstream load as informerd's rows
 //   --target=idle       N informerd streams and no writes: RSS per idle watcher
 //
 // bench/fanout.sh starts informerd and runs the table; see docs/BENCHMARKS.md.
@@ -53,6 +57,8 @@ ABSL_FLAG(std::string, informerd_admin, "http://127.0.0.1:8071", "informerd admi
 ABSL_FLAG(int, informerd_pid, 0, "informerd's pid, for CPU and RSS");
 ABSL_FLAG(std::string, probe_address, "127.0.0.1:50072", "grpc_probe's address");
 ABSL_FLAG(int, probe_pid, 0, "grpc_probe's pid, for CPU and RSS");
+ABSL_FLAG(double, probe_background_rate, 0,
+          "probe rows: writes/s to the apiserver meanwhile (0: none)");
 ABSL_FLAG(int, apiserver_pid, 0, "kube-apiserver's pid, for CPU and RSS");
 ABSL_FLAG(std::string, apiserver_url, "", "kube-apiserver URL");
 ABSL_FLAG(std::string, ca_file, "", "kube-apiserver CA file");
@@ -142,51 +148,29 @@ void PrintRow(const Row& row) {
   std::fflush(stdout);
 }
 
-// The probe stamps each event with its send time (steady clock) as the
-// resourceVersion; the window is the events sent during the measured
-// seconds.
-int RunProbe() {
-  const size_t watchers = absl::GetFlag(FLAGS_watchers);
-  const pid_t pid = absl::GetFlag(FLAGS_probe_pid);
-  auto clients = NewInformerdWatchClients(absl::GetFlag(FLAGS_probe_address), "",
-                                          absl::GetFlag(FLAGS_streams_per_connection));
-  if (!clients->Start(watchers).ok()) return 1;
-  absl::SleepFor(absl::Seconds(absl::GetFlag(FLAGS_warmup_seconds)));
-  const ProcStats before = ReadProcStats(pid);
-  const int64_t window_start = SteadyNanos();
-  absl::SleepFor(absl::Seconds(absl::GetFlag(FLAGS_seconds)));
-  const int64_t window_end = SteadyNanos();
-  absl::SleepFor(absl::Seconds(absl::GetFlag(FLAGS_drain_seconds)));
-  const ProcStats after = ReadProcStats(pid);
-  clients->Stop();
+ApiserverTarget Apiserver() {
+  return ApiserverTarget{absl::GetFlag(FLAGS_apiserver_url), absl::GetFlag(FLAGS_ca_file),
+                         ReadToken(absl::GetFlag(FLAGS_token_file)),
+                         absl::GetFlag(FLAGS_namespace_)};
+}
 
-  std::unordered_set<uint64_t> events;
-  std::vector<double> latencies_ms;
-  size_t fewest = SIZE_MAX;
-  for (const std::vector<Receipt>& stream : clients->receipts()) {
-    size_t matched = 0;
-    for (const Receipt& receipt : stream) {
-      const int64_t sent = static_cast<int64_t>(receipt.resource_version);
-      if (sent < window_start || sent >= window_end) continue;
-      events.insert(receipt.resource_version);
-      latencies_ms.push_back((receipt.arrival_ns - sent) / 1e6);
-      ++matched;
+// The writers for `rate` writes/s (--writers, or one per 10 writes/s),
+// prepared; empty after printing the error if one fails.
+std::vector<std::unique_ptr<ApiserverWriter>> PrepareWriters(const ApiserverTarget& apiserver,
+                                                             double rate) {
+  const int writer_count = absl::GetFlag(FLAGS_writers) > 0
+                               ? absl::GetFlag(FLAGS_writers)
+                               : std::max(1, static_cast<int>(std::ceil(rate / 10)));
+  std::vector<std::unique_ptr<ApiserverWriter>> writers;
+  for (int i = 0; i < writer_count; ++i) {
+    writers.push_back(std::make_unique<ApiserverWriter>(apiserver, absl::GetFlag(FLAGS_objects),
+                                                        absl::GetFlag(FLAGS_object_bytes)));
+    if (absl::Status status = writers.back()->Prepare(); !status.ok()) {
+      std::fprintf(stderr, "%s\n", status.ToString().c_str());
+      return {};
     }
-    fewest = std::min(fewest, matched);
   }
-  Row row;
-  row.target = "probe";
-  row.watchers = watchers;
-  row.events = events.size();
-  row.seconds = (window_end - window_start) / 1e9;
-  row.delivered = latencies_ms.size();
-  row.fewest = latencies_ms.empty() ? 0 : fewest;
-  row.p50_ms = Percentile(&latencies_ms, 0.50);
-  row.p99_ms = Percentile(&latencies_ms, 0.99);
-  row.server_cpu_seconds = after.cpu_seconds - before.cpu_seconds;
-  row.server_resident_bytes = after.resident_bytes;
-  PrintRow(row);
-  return row.delivered > 0 ? 0 : 1;
+  return writers;
 }
 
 // Runs every writer on its own thread, each at its share of `rate`; the
@@ -207,26 +191,87 @@ absl::Status RunWriters(std::vector<std::unique_ptr<ApiserverWriter>>* writers, 
   return absl::OkStatus();
 }
 
+// The probe stamps each event with its send time (steady clock) as the
+// resourceVersion; the window is the events sent during the measured
+// seconds.
+int RunProbe() {
+  const size_t watchers = absl::GetFlag(FLAGS_watchers);
+  const pid_t pid = absl::GetFlag(FLAGS_probe_pid);
+  auto clients = NewInformerdWatchClients(absl::GetFlag(FLAGS_probe_address), "",
+                                          absl::GetFlag(FLAGS_streams_per_connection));
+  const double background_rate = absl::GetFlag(FLAGS_probe_background_rate);
+  std::vector<std::unique_ptr<ApiserverWriter>> writers;
+  if (background_rate > 0) {
+    writers = PrepareWriters(Apiserver(), background_rate);
+    if (writers.empty()) return 1;
+  }
+  if (!clients->Start(watchers).ok()) return 1;
+  const int warmup = absl::GetFlag(FLAGS_warmup_seconds);
+  const int seconds = absl::GetFlag(FLAGS_seconds);
+  const int drain = absl::GetFlag(FLAGS_drain_seconds);
+  absl::Status background;
+  std::thread background_writes([&] {
+    if (writers.empty()) return;
+    const std::atomic<bool> recording{false};
+    background = RunWriters(&writers, background_rate,
+                            absl::Seconds(warmup + seconds + drain), &recording);
+  });
+  absl::SleepFor(absl::Seconds(warmup));
+  const ProcStats before = ReadProcStats(pid);
+  const ProcStats apiserver_before = ReadProcStats(absl::GetFlag(FLAGS_apiserver_pid));
+  const int64_t window_start = SteadyNanos();
+  absl::SleepFor(absl::Seconds(seconds));
+  const int64_t window_end = SteadyNanos();
+  absl::SleepFor(absl::Seconds(drain));
+  const ProcStats after = ReadProcStats(pid);
+  const ProcStats apiserver_after = ReadProcStats(absl::GetFlag(FLAGS_apiserver_pid));
+  clients->Stop();
+  background_writes.join();
+  if (!background.ok()) {
+    std::fprintf(stderr, "background writes: %s\n", background.ToString().c_str());
+    return 1;
+  }
+
+  std::unordered_set<uint64_t> events;
+  std::vector<double> latencies_ms;
+  size_t fewest = SIZE_MAX;
+  for (const std::vector<Receipt>& stream : clients->receipts()) {
+    size_t matched = 0;
+    for (const Receipt& receipt : stream) {
+      const int64_t sent = static_cast<int64_t>(receipt.resource_version);
+      if (sent < window_start || sent >= window_end) continue;
+      events.insert(receipt.resource_version);
+      latencies_ms.push_back((receipt.arrival_ns - sent) / 1e6);
+      ++matched;
+    }
+    fewest = std::min(fewest, matched);
+  }
+  Row row;
+  row.target = background_rate > 0 ? "probe+writes" : "probe";
+  row.watchers = watchers;
+  row.events = events.size();
+  row.seconds = (window_end - window_start) / 1e9;
+  row.delivered = latencies_ms.size();
+  row.fewest = latencies_ms.empty() ? 0 : fewest;
+  row.p50_ms = Percentile(&latencies_ms, 0.50);
+  row.p99_ms = Percentile(&latencies_ms, 0.99);
+  row.server_cpu_seconds = after.cpu_seconds - before.cpu_seconds;
+  row.server_resident_bytes = after.resident_bytes;
+  if (background_rate > 0) {
+    row.apiserver_cpu_seconds = apiserver_after.cpu_seconds - apiserver_before.cpu_seconds;
+    row.apiserver_resident_bytes = apiserver_after.resident_bytes;
+  }
+  PrintRow(row);
+  return row.delivered > 0 ? 0 : 1;
+}
+
 int RunFanout() {
   const std::string target = absl::GetFlag(FLAGS_target);
   const size_t watchers = absl::GetFlag(FLAGS_watchers);
   const double rate = absl::GetFlag(FLAGS_rate);
-  const ApiserverTarget apiserver{absl::GetFlag(FLAGS_apiserver_url),
-                                  absl::GetFlag(FLAGS_ca_file),
-                                  ReadToken(absl::GetFlag(FLAGS_token_file)),
-                                  absl::GetFlag(FLAGS_namespace_)};
-  const int writer_count = absl::GetFlag(FLAGS_writers) > 0
-                               ? absl::GetFlag(FLAGS_writers)
-                               : std::max(1, static_cast<int>(std::ceil(rate / 10)));
-  std::vector<std::unique_ptr<ApiserverWriter>> writers;
-  for (int i = 0; i < writer_count; ++i) {
-    writers.push_back(std::make_unique<ApiserverWriter>(apiserver, absl::GetFlag(FLAGS_objects),
-                                                        absl::GetFlag(FLAGS_object_bytes)));
-    if (absl::Status status = writers.back()->Prepare(); !status.ok()) {
-      std::fprintf(stderr, "%s\n", status.ToString().c_str());
-      return 1;
-    }
-  }
+  const ApiserverTarget apiserver = Apiserver();
+  std::vector<std::unique_ptr<ApiserverWriter>> writers = PrepareWriters(apiserver, rate);
+  if (writers.empty()) return 1;
   const int total_seconds = absl::GetFlag(FLAGS_warmup_seconds) + absl::GetFlag(FLAGS_seconds) +
                             absl::GetFlag(FLAGS_drain_seconds) + 10;
   std::unique_ptr<WatchClients> clients =

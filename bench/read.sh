@@ -13,7 +13,9 @@
 # Settings (environment): READ_COUNT (10000), READ_CLIENTS ("1,100,1000"),
 #   READ_APISERVER_CLIENTS ("1,100": watch-cache Lists), READ_APISERVER_ETCD_CLIENTS
 #   ("1": consistent Lists from etcd), READ_PACED_CLIENTS ("100,1000": informerd
-#   rows at a fixed offered rate), READ_PACED_RATE (1000 requests/s), READ_SECONDS (5),
+#   rows at a fixed offered rate), READ_PACED_RATE (1000 requests/s),
+#   READ_OPEN_LOOP_CLIENTS ("100,1000": most calls in flight of the open-loop rows,
+#   one client thread), READ_OPEN_LOOP_RATES ("1000,5000" requests/s), READ_SECONDS (5),
 #   READ_INDEX_VALUE (node-7: 1% of the fixture pods), READ_LABEL_SELECTOR (shard=7: 1/64),
 #   READ_GRPC_PORT (50074), READ_HTTP_PORT (8074)
 set -euo pipefail
@@ -26,13 +28,15 @@ apiserver_clients="${READ_APISERVER_CLIENTS:-1,100}"
 apiserver_etcd_clients="${READ_APISERVER_ETCD_CLIENTS:-1}"
 paced_clients="${READ_PACED_CLIENTS-100,1000}"
 paced_rate="${READ_PACED_RATE:-1000}"
+open_loop_clients="${READ_OPEN_LOOP_CLIENTS-100,1000}"
+open_loop_rates="${READ_OPEN_LOOP_RATES:-1000,5000}"
 seconds="${READ_SECONDS:-5}"
 warmup=1
 grpc_port="${READ_GRPC_PORT:-50074}"
 http_port="${READ_HTTP_PORT:-8074}"
 if [[ "${1:-}" == "--quick" ]]; then
   count=200 clients=1,10 apiserver_clients=1 apiserver_etcd_clients=1 paced_clients=10
-  paced_rate=200 seconds=0.5 warmup=0.1
+  paced_rate=200 open_loop_clients=10 open_loop_rates=200 seconds=0.5 warmup=0.1
 fi
 
 # 1000 callers are 1000 threads, and 100 apiserver callers 100 sockets.
@@ -94,7 +98,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for _ in $(seq 300); do
+for _ in $(seq 1200); do
   curl -fs "http://127.0.0.1:$http_port/readyz" >/dev/null 2>&1 && break
   kill -0 "$informerd_pid" 2>/dev/null ||
     informerd::die "informerd exited: $(tail -5 "$run_dir/informerd.log")"
@@ -112,4 +116,5 @@ echo "informerd caches: $(curl -fs "http://127.0.0.1:$http_port/metrics" |
   --namespace_ "$pods_ns" --index_value "${READ_INDEX_VALUE:-node-7}" \
   --label_selector "${READ_LABEL_SELECTOR:-shard=7}" --clients "$clients" \
   --apiserver_clients "$apiserver_clients" --apiserver_etcd_clients "$apiserver_etcd_clients" \
-  --paced_clients "$paced_clients" --paced_rate "$paced_rate" --seconds "$seconds" --warmup_seconds "$warmup"
+  --paced_clients "$paced_clients" --paced_rate "$paced_rate" \
+  --open_loop_clients "$open_loop_clients" --open_loop_rates "$open_loop_rates" --seconds "$seconds" --warmup_seconds "$warmup"

@@ -19,12 +19,18 @@
 // Paced rows (--paced_clients) offer a fixed total rate instead, so their
 // latency is what a caller sees at that load; it is measured from each
 // call's scheduled start, so a caller that falls behind counts the delay.
+// Open-loop rows (--open_loop_clients, --open_loop_rates) offer a fixed rate
+// from one thread through gRPC's callback API, with at most CLIENTS calls in
+// flight: latency at a load without one client thread per caller competing
+// with the server for the same cores.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -59,6 +65,9 @@ ABSL_FLAG(std::string, apiserver_etcd_clients, "1",
           "the whole namespace from etcd, so 100 callers queue for minutes");
 ABSL_FLAG(std::string, paced_clients, "", "informerd paced rows: concurrent callers");
 ABSL_FLAG(double, paced_rate, 1000, "paced rows: requests/s offered, in total");
+ABSL_FLAG(std::string, open_loop_clients, "",
+          "informerd open-loop rows: most calls in flight");
+ABSL_FLAG(std::string, open_loop_rates, "1000,5000", "open-loop rows: requests/s offered");
 ABSL_FLAG(double, seconds, 5, "measured seconds per row");
 ABSL_FLAG(double, warmup_seconds, 1, "seconds per row before measuring");
 ABSL_FLAG(int, clients_per_connection, 100, "informerd callers sharing one gRPC connection");
@@ -67,7 +76,7 @@ namespace informerd::bench {
 namespace {
 
 enum class Operation { kGet, kListIndex, kListLabel };
-enum class Target { kInformerd, kApiserverCache, kApiserverEtcd };
+enum class Target { kInformerd, kInformerdOpenLoop, kApiserverCache, kApiserverEtcd };
 
 const char* OperationName(Operation operation) {
   switch (operation) {
@@ -81,6 +90,7 @@ const char* OperationName(Operation operation) {
 const char* TargetName(Target target) {
   switch (target) {
     case Target::kInformerd: return "informerd";
+    case Target::kInformerdOpenLoop: return "informerd (open loop, 1 client thread)";
     case Target::kApiserverCache: return "apiserver (watch cache, RV=0)";
     case Target::kApiserverEtcd: return "apiserver (etcd, no RV)";
   }
@@ -94,6 +104,14 @@ std::vector<int> ParseCounts(const std::string& text) {
     if (absl::SimpleAtoi(part, &count) && count > 0) counts.push_back(count);
   }
   return counts;
+}
+
+// Each group of --clients_per_connection callers gets its own connection.
+std::shared_ptr<grpc::Channel> NewChannel(const std::string& address, int group) {
+  grpc::ChannelArguments arguments;
+  // A distinct argument keeps gRPC from sharing one TCP connection.
+  arguments.SetInt("informerd.bench.connection", group);
+  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments);
 }
 
 v1::ResourceName Pods() {
@@ -123,28 +141,46 @@ class InformerdCaller : public Caller {
   bool Call(Operation operation, const std::string& name, size_t* items) override {
     grpc::ClientContext context;
     if (operation == Operation::kGet) {
-      v1::GetRequest request;
-      *request.mutable_resource() = Pods();
-      request.set_namespace_(namespace_);
-      request.set_name(name);
       v1::GetResponse response;
-      if (!stub_->Get(&context, request, &response).ok()) return false;
+      if (!stub_->Get(&context, GetRequest(namespace_, name), &response).ok()) return false;
       *items = 1;
       return true;
     }
+    v1::ListResponse response;
+    if (!stub_->List(&context, ListRequest(operation, namespace_, index_value_, label_selector_),
+                     &response)
+             .ok()) {
+      return false;
+    }
+    return CountListed(response, items);
+  }
+
+  static v1::GetRequest GetRequest(const std::string& namespace_, const std::string& name) {
+    v1::GetRequest request;
+    *request.mutable_resource() = Pods();
+    request.set_namespace_(namespace_);
+    request.set_name(name);
+    return request;
+  }
+
+  static v1::ListRequest ListRequest(Operation operation, const std::string& namespace_,
+                                     const std::string& index_value,
+                                     const std::string& label_selector) {
     v1::ListRequest request;
     *request.mutable_resource() = Pods();
     request.set_namespace_(namespace_);
     if (operation == Operation::kListIndex) {
       request.set_index_name("spec.nodeName");
-      request.set_index_value(index_value_);
+      request.set_index_value(index_value);
     } else {
-      request.set_label_selector(label_selector_);
+      request.set_label_selector(label_selector);
     }
-    v1::ListResponse response;
-    if (!stub_->List(&context, request, &response).ok()) return false;
-    // Selective Lists fit one page; a continued one would be a different
-    // measurement.
+    return request;
+  }
+
+  // Selective Lists fit one page; a continued one would be a different
+  // measurement, so it counts as a failure.
+  static bool CountListed(const v1::ListResponse& response, size_t* items) {
     if (!response.continue_token().empty()) return false;
     *items = response.items_size();
     return true;
@@ -269,13 +305,7 @@ class Benchmark {
     const int per_connection = std::max(1, absl::GetFlag(FLAGS_clients_per_connection));
     for (int i = 0; i < clients; ++i) {
       if (target == Target::kInformerd) {
-        if (i % per_connection == 0) {
-          // A distinct argument gives each group its own TCP connection.
-          grpc::ChannelArguments arguments;
-          arguments.SetInt("informerd.bench.connection", i / per_connection);
-          channel = grpc::CreateCustomChannel(address_, grpc::InsecureChannelCredentials(),
-                                              arguments);
-        }
+        if (i % per_connection == 0) channel = NewChannel(address_, i / per_connection);
         callers.push_back(std::make_unique<InformerdCaller>(channel, namespace_, index_value_,
                                                             label_selector_));
       } else {
@@ -350,6 +380,107 @@ class Benchmark {
     return row;
   }
 
+  // One thread issues calls every 1/rate seconds through gRPC's callback
+  // API; a call due while `max_in_flight` are outstanding waits, and its
+  // latency, from the scheduled start, counts the wait.
+  Row RunOpenLoop(Operation operation, int max_in_flight, double rate) {
+    const int per_connection = std::max(1, absl::GetFlag(FLAGS_clients_per_connection));
+    std::vector<std::unique_ptr<v1::Cache::Stub>> stubs;
+    for (int group = 0; group * per_connection < max_in_flight; ++group) {
+      stubs.push_back(v1::Cache::NewStub(NewChannel(address_, group)));
+    }
+    struct Call {
+      grpc::ClientContext context;
+      v1::GetRequest get_request;
+      v1::GetResponse get_response;
+      v1::ListRequest list_request;
+      v1::ListResponse list_response;
+      int64_t scheduled_ns = 0;
+    };
+    std::mutex mutex;
+    std::condition_variable changed;
+    int in_flight = 0;
+    std::vector<int64_t> latencies;
+    size_t errors = 0;
+    size_t items = 0;
+
+    const pid_t pid = absl::GetFlag(FLAGS_informerd_pid);
+    const int64_t start_ns = SteadyNanos();
+    const int64_t measure_ns =
+        start_ns + static_cast<int64_t>(absl::GetFlag(FLAGS_warmup_seconds) * 1e9);
+    const int64_t end_ns = measure_ns + static_cast<int64_t>(absl::GetFlag(FLAGS_seconds) * 1e9);
+    const int64_t interval_ns = static_cast<int64_t>(1e9 / rate);
+    std::mt19937_64 random(1);
+    std::uniform_int_distribution<size_t> pick(0, names_.size() - 1);
+    ProcStats cpu_before;
+    bool measuring = false;
+    size_t issued = 0;
+    for (int64_t scheduled_ns = start_ns; scheduled_ns < end_ns;
+         scheduled_ns += interval_ns, ++issued) {
+      if (!measuring && scheduled_ns >= measure_ns) {
+        cpu_before = ReadProcStats(pid);
+        measuring = true;
+      }
+      const int64_t now = SteadyNanos();
+      if (scheduled_ns > now) {
+        std::this_thread::sleep_for(std::chrono::nanoseconds(scheduled_ns - now));
+      }
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        changed.wait(lock, [&] { return in_flight < max_in_flight; });
+        ++in_flight;
+      }
+      Call* call = new Call;
+      call->scheduled_ns = scheduled_ns;
+      auto done = [&, call](grpc::Status status) {
+        const int64_t done_ns = SteadyNanos();
+        size_t count = 1;
+        const bool ok = status.ok() && (operation == Operation::kGet ||
+                                        InformerdCaller::CountListed(call->list_response, &count));
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          if (call->scheduled_ns >= measure_ns) {
+            if (ok) {
+              latencies.push_back(done_ns - call->scheduled_ns);
+              items = count;
+            } else {
+              ++errors;
+            }
+          }
+          --in_flight;
+        }
+        changed.notify_all();
+        delete call;
+      };
+      v1::Cache::Stub* stub = stubs[issued % stubs.size()].get();
+      if (operation == Operation::kGet) {
+        call->get_request = InformerdCaller::GetRequest(namespace_, names_[pick(random)]);
+        stub->async()->Get(&call->context, &call->get_request, &call->get_response, done);
+      } else {
+        call->list_request =
+            InformerdCaller::ListRequest(operation, namespace_, index_value_, label_selector_);
+        stub->async()->List(&call->context, &call->list_request, &call->list_response, done);
+      }
+    }
+    const ProcStats cpu_after = ReadProcStats(pid);
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      changed.wait(lock, [&] { return in_flight == 0; });
+    }
+
+    Row row{operation, Target::kInformerdOpenLoop, max_in_flight, rate};
+    row.errors = errors;
+    row.items = items;
+    row.requests_per_second = latencies.size() / absl::GetFlag(FLAGS_seconds);
+    row.p50_ms = Percentile(&latencies, 0.50) / 1e6;
+    row.p99_ms = Percentile(&latencies, 0.99) / 1e6;
+    if (cpu_before.ok && cpu_after.ok && !latencies.empty()) {
+      row.server_cpu_ms_per_request =
+          (cpu_after.cpu_seconds - cpu_before.cpu_seconds) * 1e3 / latencies.size();
+    }
+    return row;
+  }
+
  private:
   const std::string address_;
   const std::string url_;
@@ -405,6 +536,13 @@ int Main() {
       PrintRow(rows.back());
       total_errors += rows.back().errors;
     }
+    for (int clients : ParseCounts(absl::GetFlag(FLAGS_open_loop_clients))) {
+      for (int rate : ParseCounts(absl::GetFlag(FLAGS_open_loop_rates))) {
+        rows.push_back(benchmark.RunOpenLoop(operation, clients, rate));
+        PrintRow(rows.back());
+        total_errors += rows.back().errors;
+      }
+    }
     for (auto [target, counts] :
          {std::pair(Target::kApiserverCache, absl::GetFlag(FLAGS_apiserver_clients)),
           std::pair(Target::kApiserverEtcd, absl::GetFlag(FLAGS_apiserver_etcd_clients))}) {
@@ -421,7 +559,8 @@ int Main() {
   for (const Row& ours : rows) {
     if (ours.target != Target::kInformerd || ours.offered_rate > 0) continue;
     for (const Row& theirs : rows) {
-      if (theirs.target == Target::kInformerd || theirs.operation != ours.operation ||
+      if (theirs.target == Target::kInformerd || theirs.target == Target::kInformerdOpenLoop ||
+          theirs.operation != ours.operation ||
           theirs.clients != ours.clients || theirs.p99_ms <= 0 || theirs.p50_ms <= 0 ||
           theirs.requests_per_second <= 0) {
         continue;

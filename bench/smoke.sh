@@ -59,6 +59,7 @@ run fanout_benchmark '^\| informerd \| 10 \|
 run coldsync '^\| configmaps \| 200 \| client-go \|
 ^\| configmaps \| 200 \| informerd \|' bench/coldsync.sh --quick
 run read_benchmark '^\| get \| informerd \| 10 \| max \|
+^\| get \| informerd \(open loop, 1 client thread\) \| 10 \| 200 \|
 ^\| list_label \| apiserver \(watch cache, RV=0\) \| 1 \|
 ^\| list_index \| 1 \| apiserver \(etcd, no RV\) \|' bench/read.sh --quick
 
