@@ -15,7 +15,10 @@
 #   ("1": consistent Lists from etcd), READ_PACED_CLIENTS ("100,1000": informerd
 #   rows at a fixed offered rate), READ_PACED_RATE (1000 requests/s),
 #   READ_OPEN_LOOP_CLIENTS ("100,1000": most calls in flight of the open-loop rows,
-#   one client thread), READ_OPEN_LOOP_RATES ("1000,5000" requests/s), READ_SECONDS (5),
+#   one client thread), READ_OPEN_LOOP_RATES ("1000,5000" requests/s),
+#   READ_PAUSED_CONTROL_PLANE (1: the open-loop rows again with kube-apiserver
+#   and etcd stopped by SIGSTOP, so that informerd has the cores to itself as
+#   on a node of its own; 0: not), READ_SECONDS (5),
 #   READ_INDEX_VALUE (node-7: 1% of the fixture pods), READ_LABEL_SELECTOR (shard=7: 1/64),
 #   READ_GRPC_PORT (50074), READ_HTTP_PORT (8074)
 set -euo pipefail
@@ -30,13 +33,15 @@ paced_clients="${READ_PACED_CLIENTS-100,1000}"
 paced_rate="${READ_PACED_RATE:-1000}"
 open_loop_clients="${READ_OPEN_LOOP_CLIENTS-100,1000}"
 open_loop_rates="${READ_OPEN_LOOP_RATES:-1000,5000}"
+paused_control_plane="${READ_PAUSED_CONTROL_PLANE:-1}"
 seconds="${READ_SECONDS:-5}"
 warmup=1
 grpc_port="${READ_GRPC_PORT:-50074}"
 http_port="${READ_HTTP_PORT:-8074}"
 if [[ "${1:-}" == "--quick" ]]; then
   count=200 clients=1,10 apiserver_clients=1 apiserver_etcd_clients=1 paced_clients=10
-  paced_rate=200 open_loop_clients=10 open_loop_rates=200 seconds=0.5 warmup=0.1
+  paced_rate=200 open_loop_clients=10 open_loop_rates=200 paused_control_plane=0 seconds=0.5
+  warmup=0.1
 fi
 
 # 1000 callers are 1000 threads, and 100 apiserver callers 100 sockets.
@@ -91,7 +96,9 @@ YAML
   --grpc_address "127.0.0.1:$grpc_port" --http_address "127.0.0.1:$http_port" \
   --log_level warning >"$run_dir/informerd.log" 2>&1 &
 informerd_pid=$!
+paused_pids=()
 cleanup() {
+  ((${#paused_pids[@]} == 0)) || kill -CONT "${paused_pids[@]}" 2>/dev/null || true
   kill "$informerd_pid" 2>/dev/null || true
   wait "$informerd_pid" 2>/dev/null || true
   rm -rf "$run_dir"
@@ -109,12 +116,28 @@ curl -fs "http://127.0.0.1:$http_port/readyz" >/dev/null ||
 echo "informerd caches: $(curl -fs "http://127.0.0.1:$http_port/metrics" |
   awk '/^informerd_cached_objects/{n += $NF} END{printf "%d", n}') objects"
 
-"$bin/bench/read_benchmark" --informerd_address "127.0.0.1:$grpc_port" \
-  --informerd_pid "$informerd_pid" --apiserver_url "$INFORMERD_APISERVER_URL" \
-  --ca_file "$INFORMERD_CA_FILE" --token_file "$INFORMERD_ADMIN_TOKEN_FILE" \
-  --apiserver_pid "$(cat "$INFORMERD_CP_DIR/pids/kube-apiserver.pid")" \
-  --namespace_ "$pods_ns" --index_value "${READ_INDEX_VALUE:-node-7}" \
+apiserver_pid="$(cat "$INFORMERD_CP_DIR/pids/kube-apiserver.pid")"
+common=(--informerd_address "127.0.0.1:$grpc_port" --informerd_pid "$informerd_pid"
+  --apiserver_url "$INFORMERD_APISERVER_URL" --ca_file "$INFORMERD_CA_FILE"
+  --token_file "$INFORMERD_ADMIN_TOKEN_FILE" --apiserver_pid "$apiserver_pid"
+  --namespace_ "$pods_ns" --seconds "$seconds" --warmup_seconds "$warmup")
+"$bin/bench/read_benchmark" "${common[@]}" --index_value "${READ_INDEX_VALUE:-node-7}" \
   --label_selector "${READ_LABEL_SELECTOR:-shard=7}" --clients "$clients" \
   --apiserver_clients "$apiserver_clients" --apiserver_etcd_clients "$apiserver_etcd_clients" \
   --paced_clients "$paced_clients" --paced_rate "$paced_rate" \
-  --open_loop_clients "$open_loop_clients" --open_loop_rates "$open_loop_rates" --seconds "$seconds" --warmup_seconds "$warmup"
+  --open_loop_clients "$open_loop_clients" --open_loop_rates "$open_loop_rates"
+
+if [[ "$paused_control_plane" == 1 && -n "$open_loop_clients" ]]; then
+  # informerd serves reads from its cache alone; stopping the control plane
+  # shows the latency it gives when it does not share two cores with a
+  # kube-apiserver holding the objects (and its garbage collector) and etcd.
+  echo
+  echo "open-loop rows again, kube-apiserver and etcd stopped (SIGSTOP) meanwhile:"
+  paused_pids=("$apiserver_pid" "$(cat "$INFORMERD_CP_DIR/pids/etcd.pid")")
+  kill -STOP "${paused_pids[@]}"
+  "$bin/bench/read_benchmark" "${common[@]}" --clients "" --apiserver_clients "" \
+    --apiserver_etcd_clients "" --paced_clients "" --open_loop_clients "$open_loop_clients" \
+    --open_loop_rates "$open_loop_rates" --target_note ", control plane stopped"
+  kill -CONT "${paused_pids[@]}"
+  paused_pids=()
+fi

@@ -19,10 +19,13 @@
 // Paced rows (--paced_clients) offer a fixed total rate instead, so their
 // latency is what a caller sees at that load; it is measured from each
 // call's scheduled start, so a caller that falls behind counts the delay.
-// Open-loop rows (--open_loop_clients, --open_loop_rates) offer a fixed rate
-// from one thread through gRPC's callback API, with at most CLIENTS calls in
-// flight: latency at a load without one client thread per caller competing
-// with the server for the same cores.
+// Open-loop rows (--open_loop_clients, --open_loop_rates; Gets only) offer a
+// fixed rate from one thread through gRPC's callback API, with at most
+// CLIENTS calls in flight: latency at a load without one client thread per
+// caller competing with the server for the same cores. Each comes with the
+// same row for the server's health check, which does no work: the latency
+// gRPC itself gives on this machine. informerd's Lists
+// follow continue tokens: pages are capped below gRPC's 4 MiB.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -36,6 +39,7 @@
 #include <thread>
 #include <vector>
 
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <httplib.h>
 
@@ -66,8 +70,10 @@ ABSL_FLAG(std::string, apiserver_etcd_clients, "1",
 ABSL_FLAG(std::string, paced_clients, "", "informerd paced rows: concurrent callers");
 ABSL_FLAG(double, paced_rate, 1000, "paced rows: requests/s offered, in total");
 ABSL_FLAG(std::string, open_loop_clients, "",
-          "informerd open-loop rows: most calls in flight");
-ABSL_FLAG(std::string, open_loop_rates, "1000,5000", "open-loop rows: requests/s offered");
+          "informerd open-loop Get rows: most calls in flight");
+ABSL_FLAG(std::string, open_loop_rates, "1000,5000", "open-loop Get rows: requests/s offered");
+ABSL_FLAG(std::string, target_note, "",
+          "appended to the target column of every row (conditions of this run)");
 ABSL_FLAG(double, seconds, 5, "measured seconds per row");
 ABSL_FLAG(double, warmup_seconds, 1, "seconds per row before measuring");
 ABSL_FLAG(int, clients_per_connection, 100, "informerd callers sharing one gRPC connection");
@@ -75,7 +81,8 @@ ABSL_FLAG(int, clients_per_connection, 100, "informerd callers sharing one gRPC 
 namespace informerd::bench {
 namespace {
 
-enum class Operation { kGet, kListIndex, kListLabel };
+// kHealth: grpc.health.v1 Check, open loop only: gRPC's floor on this machine.
+enum class Operation { kGet, kListIndex, kListLabel, kHealth };
 enum class Target { kInformerd, kInformerdOpenLoop, kApiserverCache, kApiserverEtcd };
 
 const char* OperationName(Operation operation) {
@@ -83,6 +90,7 @@ const char* OperationName(Operation operation) {
     case Operation::kGet: return "get";
     case Operation::kListIndex: return "list_index";
     case Operation::kListLabel: return "list_label";
+    case Operation::kHealth: return "health (gRPC floor)";
   }
   return "";
 }
@@ -139,20 +147,25 @@ class InformerdCaller : public Caller {
         label_selector_(std::move(label_selector)) {}
 
   bool Call(Operation operation, const std::string& name, size_t* items) override {
-    grpc::ClientContext context;
     if (operation == Operation::kGet) {
+      grpc::ClientContext context;
       v1::GetResponse response;
       if (!stub_->Get(&context, GetRequest(namespace_, name), &response).ok()) return false;
       *items = 1;
       return true;
     }
-    v1::ListResponse response;
-    if (!stub_->List(&context, ListRequest(operation, namespace_, index_value_, label_selector_),
-                     &response)
-             .ok()) {
-      return false;
-    }
-    return CountListed(response, items);
+    // Pages are capped in bytes (below gRPC's 4 MiB message limit), so a
+    // List of many objects takes several calls, as for any client.
+    v1::ListRequest request = ListRequest(operation, namespace_, index_value_, label_selector_);
+    *items = 0;
+    do {
+      grpc::ClientContext page_context;
+      v1::ListResponse response;
+      if (!stub_->List(&page_context, request, &response).ok()) return false;
+      *items += response.items_size();
+      request.set_continue_token(response.continue_token());
+    } while (!request.continue_token().empty());
+    return true;
   }
 
   static v1::GetRequest GetRequest(const std::string& namespace_, const std::string& name) {
@@ -176,14 +189,6 @@ class InformerdCaller : public Caller {
       request.set_label_selector(label_selector);
     }
     return request;
-  }
-
-  // Selective Lists fit one page; a continued one would be a different
-  // measurement, so it counts as a failure.
-  static bool CountListed(const v1::ListResponse& response, size_t* items) {
-    if (!response.continue_token().empty()) return false;
-    *items = response.items_size();
-    return true;
   }
 
  private:
@@ -380,21 +385,24 @@ class Benchmark {
     return row;
   }
 
-  // One thread issues calls every 1/rate seconds through gRPC's callback
-  // API; a call due while `max_in_flight` are outstanding waits, and its
-  // latency, from the scheduled start, counts the wait.
+  // One thread issues calls (a Get, or the floor: a health check, which
+  // the same server answers without work) every 1/rate seconds through
+  // gRPC's callback API; a call due while `max_in_flight` are outstanding
+  // waits, and its latency, from the scheduled start, counts the wait.
+  // Responses are checked for status only, not decoded.
   Row RunOpenLoop(Operation operation, int max_in_flight, double rate) {
     const int per_connection = std::max(1, absl::GetFlag(FLAGS_clients_per_connection));
-    std::vector<std::unique_ptr<v1::Cache::Stub>> stubs;
+    std::vector<std::unique_ptr<grpc::GenericStub>> stubs;
     for (int group = 0; group * per_connection < max_in_flight; ++group) {
-      stubs.push_back(v1::Cache::NewStub(NewChannel(address_, group)));
+      stubs.push_back(std::make_unique<grpc::GenericStub>(NewChannel(address_, group)));
     }
+    const std::string method = operation == Operation::kGet
+                                   ? "/informerd.v1.Cache/Get"
+                                   : "/grpc.health.v1.Health/Check";
     struct Call {
       grpc::ClientContext context;
-      v1::GetRequest get_request;
-      v1::GetResponse get_response;
-      v1::ListRequest list_request;
-      v1::ListResponse list_response;
+      grpc::ByteBuffer request;
+      grpc::ByteBuffer response;
       int64_t scheduled_ns = 0;
     };
     std::mutex mutex;
@@ -432,35 +440,33 @@ class Benchmark {
       }
       Call* call = new Call;
       call->scheduled_ns = scheduled_ns;
+      // An empty HealthCheckRequest asks about the server as a whole.
+      const std::string request =
+          operation == Operation::kGet
+              ? InformerdCaller::GetRequest(namespace_, names_[pick(random)]).SerializeAsString()
+              : std::string();
+      grpc::Slice slice(request);
+      call->request = grpc::ByteBuffer(&slice, 1);
       auto done = [&, call](grpc::Status status) {
         const int64_t done_ns = SteadyNanos();
-        size_t count = 1;
-        const bool ok = status.ok() && (operation == Operation::kGet ||
-                                        InformerdCaller::CountListed(call->list_response, &count));
-        {
-          std::lock_guard<std::mutex> lock(mutex);
-          if (call->scheduled_ns >= measure_ns) {
-            if (ok) {
-              latencies.push_back(done_ns - call->scheduled_ns);
-              items = count;
-            } else {
-              ++errors;
-            }
-          }
-          --in_flight;
-        }
-        changed.notify_all();
+        const int64_t scheduled_ns = call->scheduled_ns;
         delete call;
+        // Notified under the lock: once in_flight reaches 0 the waiting
+        // thread returns and destroys `changed`.
+        std::lock_guard<std::mutex> lock(mutex);
+        if (scheduled_ns >= measure_ns) {
+          if (status.ok()) {
+            latencies.push_back(done_ns - scheduled_ns);
+            items = 1;
+          } else {
+            ++errors;
+          }
+        }
+        --in_flight;
+        changed.notify_all();
       };
-      v1::Cache::Stub* stub = stubs[issued % stubs.size()].get();
-      if (operation == Operation::kGet) {
-        call->get_request = InformerdCaller::GetRequest(namespace_, names_[pick(random)]);
-        stub->async()->Get(&call->context, &call->get_request, &call->get_response, done);
-      } else {
-        call->list_request =
-            InformerdCaller::ListRequest(operation, namespace_, index_value_, label_selector_);
-        stub->async()->List(&call->context, &call->list_request, &call->list_response, done);
-      }
+      stubs[issued % stubs.size()]->UnaryCall(&call->context, method, grpc::StubOptions(),
+                                              &call->request, &call->response, done);
     }
     const ProcStats cpu_after = ReadProcStats(pid);
     {
@@ -494,7 +500,9 @@ class Benchmark {
 
 void PrintRow(const Row& row) {
   std::printf("| %s | %s | %d | %s | %.0f | %.3f | %.3f | %zu | %zu | ",
-              OperationName(row.operation), TargetName(row.target), row.clients,
+              OperationName(row.operation),
+              absl::StrCat(TargetName(row.target), absl::GetFlag(FLAGS_target_note)).c_str(),
+              row.clients,
               row.offered_rate > 0 ? absl::StrCat(row.offered_rate).c_str() : "max",
               row.requests_per_second, row.p50_ms,
               row.p99_ms, row.items, row.errors);
@@ -537,10 +545,13 @@ int Main() {
       total_errors += rows.back().errors;
     }
     for (int clients : ParseCounts(absl::GetFlag(FLAGS_open_loop_clients))) {
+      if (operation != Operation::kGet) break;
       for (int rate : ParseCounts(absl::GetFlag(FLAGS_open_loop_rates))) {
-        rows.push_back(benchmark.RunOpenLoop(operation, clients, rate));
-        PrintRow(rows.back());
-        total_errors += rows.back().errors;
+        for (Operation open_loop : {Operation::kHealth, Operation::kGet}) {
+          rows.push_back(benchmark.RunOpenLoop(open_loop, clients, rate));
+          PrintRow(rows.back());
+          total_errors += rows.back().errors;
+        }
       }
     }
     for (auto [target, counts] :
