@@ -15,7 +15,9 @@
 #   --quick  one short row per target, no search (the smoke run)
 # Settings (environment): FANOUT_GRPC_PORT (50071), FANOUT_HTTP_PORT (8071),
 #   FANOUT_PROBE_PORT (50072), FANOUT_WATCHERS ("100 1000"), FANOUT_RATE (20),
-#   FANOUT_SECONDS (10), FANOUT_SEARCH_WATCHERS (1000),
+#   FANOUT_SECONDS (10), FANOUT_WIDE ("10000:2": informerd and probe rows with
+#   WATCHERS:EVENTS_PER_SECOND, too many watchers for direct apiserver watches),
+#   FANOUT_SEARCH_WATCHERS (1000),
 #   FANOUT_SEARCH_RATES ("30 40 50 60 70 80 120 160": informerd's and the probe's,
 #   tried in order until p99 > 100 ms or under 99.9% delivered; empty: no search),
 #   FANOUT_SEARCH_APISERVER ("100:20,40,60,80,120,160 1000:2,5,10,20": direct
@@ -35,12 +37,13 @@ search_rates="${FANOUT_SEARCH_RATES-30 40 50 60 70 80 120 160}"
 search_apiserver="${FANOUT_SEARCH_APISERVER-100:20,40,60,80,120,160 1000:2,5,10,20}"
 watchers="${FANOUT_WATCHERS:-100 1000}"
 rate="${FANOUT_RATE:-20}"
+wide="${FANOUT_WIDE-10000:2}"
 seconds="${FANOUT_SECONDS:-10}"
 idle="${FANOUT_IDLE:-10000}"
 reconnect="${FANOUT_RECONNECT:-1000}"
 warmup=3
 if $quick; then
-  watchers=10 rate=5 seconds=2 idle=100 warmup=1 search_rates="" reconnect=100
+  watchers=10 rate=5 seconds=2 idle=100 warmup=1 search_rates="" reconnect=100 wide=""
 fi
 
 # 10,000 streams are 10,000 HTTP/2 streams but far fewer sockets; the limit
@@ -147,6 +150,10 @@ for n in $watchers; do
   row informerd "$n" "$rate" $header
   header=
   row probe "$n" "$rate"
+done
+for entry in $wide; do
+  row informerd "${entry%%:*}" "${entry#*:}"
+  row probe "${entry%%:*}" "${entry#*:}"
 done
 
 # search TARGET WATCHERS RATES...: rows at rising rates until one fails

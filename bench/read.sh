@@ -14,6 +14,7 @@
 #   READ_APISERVER_CLIENTS ("1,100": watch-cache Lists), READ_APISERVER_ETCD_CLIENTS
 #   ("1": consistent Lists from etcd), READ_PACED_CLIENTS ("100,1000": informerd
 #   rows at a fixed offered rate), READ_PACED_RATE (1000 requests/s),
+#   READ_PACED_LIST_RATE (the paced List rows' rate; default READ_PACED_RATE),
 #   READ_OPEN_LOOP_CLIENTS ("100,1000": most calls in flight of the open-loop rows,
 #   one client thread), READ_OPEN_LOOP_RATES ("1000,5000" requests/s),
 #   READ_PAUSED_CONTROL_PLANE (1: the open-loop rows again with kube-apiserver
@@ -125,7 +126,7 @@ common=(--informerd_address "127.0.0.1:$grpc_port" --informerd_pid "$informerd_p
   --label_selector "${READ_LABEL_SELECTOR:-shard=7}" --clients "$clients" \
   --apiserver_clients "$apiserver_clients" --apiserver_etcd_clients "$apiserver_etcd_clients" \
   --paced_clients "$paced_clients" --paced_rate "$paced_rate" \
-  --open_loop_clients "$open_loop_clients" --open_loop_rates "$open_loop_rates"
+  --paced_list_rate "${READ_PACED_LIST_RATE:-$paced_rate}" --open_loop_clients "$open_loop_clients" --open_loop_rates "$open_loop_rates"
 
 if [[ "$paused_control_plane" == 1 && -n "$open_loop_clients" ]]; then
   # informerd serves reads from its cache alone; stopping the control plane

@@ -69,6 +69,9 @@ ABSL_FLAG(std::string, apiserver_etcd_clients, "1",
           "the whole namespace from etcd, so 100 callers queue for minutes");
 ABSL_FLAG(std::string, paced_clients, "", "informerd paced rows: concurrent callers");
 ABSL_FLAG(double, paced_rate, 1000, "paced rows: requests/s offered, in total");
+ABSL_FLAG(double, paced_list_rate, 0,
+          "paced List rows: requests/s offered, in total (0: --paced_rate); Lists of "
+          "thousands of objects need a lower rate than Gets");
 ABSL_FLAG(std::string, open_loop_clients, "",
           "informerd open-loop Get rows: most calls in flight");
 ABSL_FLAG(std::string, open_loop_rates, "1000,5000", "open-loop Get rows: requests/s offered");
@@ -539,8 +542,11 @@ int Main() {
       total_errors += rows.back().errors;
     }
     for (int clients : ParseCounts(absl::GetFlag(FLAGS_paced_clients))) {
+      const double list_rate = absl::GetFlag(FLAGS_paced_list_rate);
       rows.push_back(benchmark.Run(operation, Target::kInformerd, clients,
-                                   absl::GetFlag(FLAGS_paced_rate)));
+                                   operation == Operation::kGet || list_rate <= 0
+                                       ? absl::GetFlag(FLAGS_paced_rate)
+                                       : list_rate));
       PrintRow(rows.back());
       total_errors += rows.back().errors;
     }
