@@ -2,7 +2,8 @@
 
 Link and compile flags come from pkg-config at fetch time, so a Debian package
 update (Debian's gRPC links a long, changing list of absl_* libraries) needs no
-edit here. -D flags become `defines`, everything else from --libs `linkopts`.
+edit here. -D flags become `defines` (plus `select_defines`, per build
+setting), everything else from --libs `linkopts`.
 Headers live in /usr/include, a system include directory, so no `hdrs` are
 needed.
 """
@@ -17,7 +18,11 @@ def _pkg_config_library_impl(ctx):
     modules = ctx.attr.modules
     cflags = _run_pkg_config(ctx, ["--cflags"] + modules)
     libs = _run_pkg_config(ctx, ["--libs"] + modules)
-    defines = [flag[2:] for flag in cflags if flag.startswith("-D")]
+    defines = repr([flag[2:] for flag in cflags if flag.startswith("-D")])
+    if ctx.attr.select_defines:
+        choices = dict(ctx.attr.select_defines)
+        choices["//conditions:default"] = []
+        defines += " + select(%s)" % repr(choices)
     linkopts = ["-l" + lib for lib in ctx.attr.extra_libs] + libs
     ctx.file("WORKSPACE", 'workspace(name = "%s")\n' % ctx.name)
     ctx.file("BUILD.bazel", """
@@ -27,13 +32,16 @@ cc_library(
     linkopts = {linkopts},
     visibility = ["//visibility:public"],
 )
-""".format(name = ctx.attr.name, defines = repr(defines), linkopts = repr(linkopts)))
+""".format(name = ctx.attr.name, defines = defines, linkopts = repr(linkopts)))
 
 pkg_config_library = repository_rule(
     implementation = _pkg_config_library_impl,
     attrs = {
         "modules": attr.string_list(mandatory = True, doc = "pkg-config module names"),
         "extra_libs": attr.string_list(doc = "libraries without a .pc file, linked before the modules"),
+        "select_defines": attr.string_list_dict(
+            doc = "config_setting label -> defines added for dependents when it matches",
+        ),
     },
     environ = ["PKG_CONFIG_PATH"],
     local = True,

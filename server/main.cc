@@ -291,15 +291,17 @@ int Run() {
       }
     }
   });
+  // Polled often: time to ready is what a rollout waits for, and the check
+  // is a load of one flag per resource.
   std::thread readiness([&] {
-    while (!stopping.WaitForNotificationWithTimeout(absl::Milliseconds(100))) {
+    do {
       if (registry.AllSynced()) {
         health->SetServingStatus(true);
         ready = true;
         log::Info(kComponent, "all resources synced; serving");
         return;
       }
-    }
+    } while (!stopping.WaitForNotificationWithTimeout(absl::Milliseconds(5)));
   });
 
   sigset_t signals;

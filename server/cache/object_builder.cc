@@ -8,6 +8,7 @@
 #include "informerd/v1/informerd.pb.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
+#include "server/cache/json_writer.h"
 #include "server/cache/resource_version.h"
 
 namespace informerd::cache {
@@ -75,14 +76,6 @@ size_t VarintSize(uint64_t value) {
 }
 
 void DeleteString(void* user_data) { delete static_cast<std::string*>(user_data); }
-
-// A RapidJSON output stream appending to a string.
-struct StringOutput {
-  using Ch = char;
-  void Put(char c) { text->push_back(c); }
-  void Flush() {}
-  std::string* text;
-};
 
 ObjectPtr Serialize(const rapidjson::Value& object, Object::Metadata meta, uint64_t version,
                     FieldValues field_values);
@@ -167,10 +160,9 @@ ObjectPtr Serialize(const rapidjson::Value& object, Object::Metadata meta, uint6
   // informerd.v1.Object message (field 1, then the metadata fields), which
   // the slice owns. Going through the generated message would copy the JSON
   // twice more; an exactly sized buffer keeps memory at the JSON's size.
-  thread_local std::string scratch;
-  scratch.clear();
-  StringOutput output{&scratch};
-  rapidjson::Writer<StringOutput> writer(output);
+  thread_local rapidjson::StringBuffer scratch;
+  scratch.Clear();
+  JsonWriter writer(scratch);
   object.Accept(writer);
 
   v1::Object metadata;
@@ -181,7 +173,7 @@ ObjectPtr Serialize(const rapidjson::Value& object, Object::Metadata meta, uint6
   for (const auto& [key, value] : meta.labels) (*metadata.mutable_labels())[key] = value;
   std::string tail = metadata.SerializeAsString();
 
-  const size_t json_size = scratch.size();
+  const size_t json_size = scratch.GetSize();
   const size_t header_size = 1 + VarintSize(json_size);
   auto* buffer = new std::string();
   buffer->reserve(header_size + json_size + tail.size());
@@ -193,7 +185,7 @@ ObjectPtr Serialize(const rapidjson::Value& object, Object::Metadata meta, uint6
     }
     buffer->push_back(static_cast<char>((length & 0x7f) | 0x80));
   }
-  buffer->append(scratch);
+  buffer->append(scratch.GetString(), json_size);
   buffer->append(tail);
   grpc::Slice wire(buffer->data(), buffer->size(), &DeleteString, buffer);
   return std::make_shared<const Object>(std::move(meta), version, std::move(field_values),

@@ -343,7 +343,10 @@ Informer::ReadResult Informer::Read(uint64_t position, Event* event, uint64_t* v
 
 void Informer::SignalDispatcher() {
   absl::MutexLock lock(&waiters_mu_);
-  wake_pending_ = true;
+  // Read registers a waiter while holding mu_, so every waiter that could
+  // miss an event appended under mu_ is already here. With none, waking the
+  // dispatcher would only cost a futex round trip per event.
+  if (!waiters_.empty()) wake_pending_ = true;
 }
 
 void Informer::DispatchLoop() {
