@@ -127,7 +127,8 @@ suite_tsan() {
     //server/service:continue_token_test //server/config:config_test \
     //server/kube:watch_decoder_test //server/kube:api_status_test \
     //server/kube:kubeconfig_test //server/limits:rate_limiter_test \
-    //server/cache:object_builder_test //server/cache:event_history_test || true
+    //server/cache:object_builder_test //server/cache:event_history_test \
+    //server/cache:json_writer_test //server/kube:list_stream_decoder_test || true
   testlogs="$(bazel --output_base="$base" info --config=tsan bazel-testlogs)"
   while IFS= read -r file; do
     cp "$file" "$1/tsan-$(tr / _ <<<"${file#"$testlogs"/}")"
