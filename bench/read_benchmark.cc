@@ -269,6 +269,19 @@ struct Row {
   double server_cpu_ms_per_request = -1;
 };
 
+// Throughput and latency from the measured window's latencies (ns), and
+// the server's CPU per request from its stats around the window.
+void SetMeasurements(std::vector<int64_t>* latencies_ns, const ProcStats& cpu_before,
+                     const ProcStats& cpu_after, Row* row) {
+  row->requests_per_second = latencies_ns->size() / absl::GetFlag(FLAGS_seconds);
+  row->p50_ms = Percentile(latencies_ns, 0.50) / 1e6;
+  row->p99_ms = Percentile(latencies_ns, 0.99) / 1e6;
+  if (cpu_before.ok && cpu_after.ok && !latencies_ns->empty()) {
+    row->server_cpu_ms_per_request =
+        (cpu_after.cpu_seconds - cpu_before.cpu_seconds) * 1e3 / latencies_ns->size();
+  }
+}
+
 class Benchmark {
  public:
   Benchmark()
@@ -378,13 +391,7 @@ class Benchmark {
       row.errors += errors[i];
       row.items = std::max(row.items, items[i]);
     }
-    row.requests_per_second = all.size() / absl::GetFlag(FLAGS_seconds);
-    row.p50_ms = Percentile(&all, 0.50) / 1e6;
-    row.p99_ms = Percentile(&all, 0.99) / 1e6;
-    if (cpu_before.ok && cpu_after.ok && !all.empty()) {
-      row.server_cpu_ms_per_request =
-          (cpu_after.cpu_seconds - cpu_before.cpu_seconds) * 1e3 / all.size();
-    }
+    SetMeasurements(&all, cpu_before, cpu_after, &row);
     return row;
   }
 
@@ -480,13 +487,7 @@ class Benchmark {
     Row row{operation, Target::kInformerdOpenLoop, max_in_flight, rate};
     row.errors = errors;
     row.items = items;
-    row.requests_per_second = latencies.size() / absl::GetFlag(FLAGS_seconds);
-    row.p50_ms = Percentile(&latencies, 0.50) / 1e6;
-    row.p99_ms = Percentile(&latencies, 0.99) / 1e6;
-    if (cpu_before.ok && cpu_after.ok && !latencies.empty()) {
-      row.server_cpu_ms_per_request =
-          (cpu_after.cpu_seconds - cpu_before.cpu_seconds) * 1e3 / latencies.size();
-    }
+    SetMeasurements(&latencies, cpu_before, cpu_after, &row);
     return row;
   }
 

@@ -28,8 +28,7 @@ absl::Status ListStreamDecoder::Fail(std::string reason) {
   return absl::DataLossError(absl::StrCat("list body: ", reason));
 }
 
-absl::Status ListStreamDecoder::Feed(
-    std::string_view chunk, absl::FunctionRef<absl::Status(std::string* item)> on_item) {
+absl::Status ListStreamDecoder::Feed(std::string_view chunk, OnItem on_item) {
   if (failed_) return absl::FailedPreconditionError("list body: decoder failed earlier");
   // Bytes of the current item are copied in runs, not one by one.
   size_t item_run = 0;
@@ -38,19 +37,9 @@ absl::Status ListStreamDecoder::Feed(
     if (mode_ == Mode::kInItem) {
       i = ScanItem(chunk, i);
       if (i == chunk.size()) break;  // the item goes on in the next chunk
-      item_.append(chunk.data() + item_run, i + 1 - item_run);
-      if (item_.size() > max_item_bytes_) {
-        failed_ = true;
-        return absl::ResourceExhaustedError(absl::StrCat(
-            "list body: an item is larger than ", max_item_bytes_, " bytes"));
-      }
-      absl::Status status = on_item(&item_);
-      item_.clear();
-      if (!status.ok()) {
-        failed_ = true;
-        return status;
-      }
-      mode_ = Mode::kBetweenItems;
+      absl::Status status =
+          CompleteItem(chunk.substr(item_run, i + 1 - item_run), on_item);
+      if (!status.ok()) return status;
       continue;
     }
 
@@ -86,14 +75,8 @@ absl::Status ListStreamDecoder::Feed(
         continue;
       }
       if (!IsSpace(c) && c != ',' && c != ']') continue;
-      item_.append(chunk.data() + item_run, i - item_run);
-      absl::Status status = on_item(&item_);
-      item_.clear();
-      if (!status.ok()) {
-        failed_ = true;
-        return status;
-      }
-      mode_ = Mode::kBetweenItems;
+      absl::Status status = CompleteItem(chunk.substr(item_run, i - item_run), on_item);
+      if (!status.ok()) return status;
       if (c == ']') {
         depth_ = 1;
         rest_.append("[]");
@@ -162,14 +145,26 @@ absl::Status ListStreamDecoder::Feed(
     rest_.push_back(c);
   }
   if (mode_ == Mode::kInItem || mode_ == Mode::kInScalar) {
-    item_.append(chunk.data() + item_run, chunk.size() - item_run);
-    if (item_.size() > max_item_bytes_) {
-      failed_ = true;
-      return absl::ResourceExhaustedError(
-          absl::StrCat("list body: an item is larger than ", max_item_bytes_, " bytes"));
-    }
+    return AppendToItem(chunk.substr(item_run));
   }
   return absl::OkStatus();
+}
+
+absl::Status ListStreamDecoder::AppendToItem(std::string_view bytes) {
+  item_.append(bytes.data(), bytes.size());
+  if (item_.size() <= max_item_bytes_) return absl::OkStatus();
+  failed_ = true;
+  return absl::ResourceExhaustedError(
+      absl::StrCat("list body: an item is larger than ", max_item_bytes_, " bytes"));
+}
+
+absl::Status ListStreamDecoder::CompleteItem(std::string_view tail, OnItem on_item) {
+  if (absl::Status status = AppendToItem(tail); !status.ok()) return status;
+  absl::Status status = on_item(&item_);
+  item_.clear();
+  if (!status.ok()) failed_ = true;
+  mode_ = Mode::kBetweenItems;
+  return status;
 }
 
 // Most of an item's bytes are inside strings, so strings are skipped with

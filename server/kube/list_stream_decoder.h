@@ -30,15 +30,16 @@ class ListStreamDecoder {
 
   explicit ListStreamDecoder(size_t max_item_bytes = kDefaultMaxItemBytes);
 
+  using OnItem = absl::FunctionRef<absl::Status(std::string* item)>;
+
   // Calls `on_item` with the text of each element of "items" that `chunk`
   // completes, in a buffer the callee may modify (to parse it in situ) and
   // that is valid only during the call. An element that is not an object is
-  // passed on too, for the caller to reject. Stops at and returns the first error
-  // from `on_item`; DATA_LOSS if the body is not a JSON object;
+  // passed on too, for the caller to reject. Stops at and returns the first
+  // error from `on_item`; DATA_LOSS if the body is not a JSON object;
   // RESOURCE_EXHAUSTED if an item or the rest exceeds its cap.
   // After an error the decoder is unusable.
-  absl::Status Feed(std::string_view chunk,
-                    absl::FunctionRef<absl::Status(std::string* item)> on_item);
+  absl::Status Feed(std::string_view chunk, OnItem on_item);
 
   // The body without its items, once the whole body was fed; DATA_LOSS if
   // it ended inside a value.
@@ -48,6 +49,10 @@ class ListStreamDecoder {
   enum class Mode { kBeforeBody, kBody, kBetweenItems, kInItem, kInScalar, kAfterBody };
 
   absl::Status Fail(std::string reason);
+  // Adds bytes to the item being assembled; RESOURCE_EXHAUSTED past the cap.
+  absl::Status AppendToItem(std::string_view bytes);
+  // Adds the item's last bytes and hands it to `on_item`.
+  absl::Status CompleteItem(std::string_view tail, OnItem on_item);
   // Advances through the current item from chunk[i]: the index of the
   // bracket that closes it, or chunk.size() if the chunk ends first.
   // REQUIRES: mode_ == Mode::kInItem.
