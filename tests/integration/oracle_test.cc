@@ -259,12 +259,19 @@ TEST_F(OracleTest, GetReadsItsOwnWrite) {
 
 TEST_F(OracleTest, InitialEventsEqualTheListThenBookmarkThenLiveEvents) {
   std::string ns = CreateTestNamespace("oracle-initial");
-  for (int i = 0; i < 12; ++i) CreateConfigMap(ns, absl::StrCat("i-", i), {{"app", i % 2 ? "a" : "b"}});
+  std::string last_write;
+  for (int i = 0; i < 12; ++i) {
+    last_write = CreateConfigMap(ns, absl::StrCat("i-", i), {{"app", i % 2 ? "a" : "b"}});
+  }
   v1::WatchRequest request;
   request.mutable_resource()->set_resource("configmaps");
   request.set_namespace_(ns);
   request.set_label_selector("app=a");
   request.set_send_initial_events(true);
+  // "The latest" is the latest informerd has seen, which may trail the
+  // apiserver by an event in flight; the version of our own last write
+  // asks for a state at least that new, as the apiserver's NotOlderThan.
+  request.set_resource_version(last_write);
   request.set_allow_bookmarks(true);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
