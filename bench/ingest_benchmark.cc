@@ -8,8 +8,9 @@
 //               extract labels and field indexes, serialize once
 //   *ToStore    parse + BuildObject + ObjectStore::Put (indexes maintained)
 //   *ToInformer parse + the Informer's ListWatchSink methods (store, history,
-//               relist diff), as the Reflector drives it; list pages go
-//               through the ListStreamDecoder in 4 KB reads, as they arrive
+//               relist diff), as the Reflector drives it; list pages and
+//               watch frames go through their decoders in 4 KB reads, as
+//               they arrive (the *ToStore watch benchmark too)
 //   ListStreamDecoder  splitting a list body into its items alone
 //
 // Store and Informer are reused across iterations: list pages replace the
@@ -28,6 +29,7 @@
 #include "server/cache/object_store.h"
 #include "server/informer/informer.h"
 #include "server/kube/list_stream_decoder.h"
+#include "server/kube/watch_decoder.h"
 
 namespace informerd::bench {
 namespace {
@@ -82,10 +84,11 @@ void Parse(rapidjson::Document* document, const std::string& json) {
   if (document->HasParseError()) std::abort();
 }
 
-// As server/kube/reflector.cc parses pages and frames: in place, in a
-// buffer the caller owns, which the document's strings point into.
-void ParseAsReflector(rapidjson::Document* document, const std::string& json,
-                      std::string* buffer) {
+// In place, in a copy the caller owns, which the document's strings point
+// into: the Reflector's parse without its decoders (FeedListAsReflector and
+// FeedWatchFrameAsReflector add those).
+void ParseInsituCopy(rapidjson::Document* document, const std::string& json,
+                     std::string* buffer) {
   buffer->assign(json);
   document->ParseInsitu(buffer->data());
   if (document->HasParseError()) std::abort();
@@ -128,7 +131,7 @@ void BM_ListPageToStore(benchmark::State& state) {
   std::string buffer;
   for (auto _ : state) {
     rapidjson::Document document;
-    ParseAsReflector(&document, page, &buffer);
+    ParseInsituCopy(&document, page, &buffer);
     for (rapidjson::Value& item : document["items"].GetArray()) {
       absl::StatusOr<cache::ObjectPtr> object = cache::BuildObject(item, schema);
       if (!object.ok()) std::abort();
@@ -240,19 +243,40 @@ void BM_ParseWatchFrameInsitu(benchmark::State& state) {
 }
 BENCHMARK(BM_ParseWatchFrameInsitu)->Unit(benchmark::kMicrosecond);
 
+// As server/kube/reflector.cc watches: the frame arrives in reads, the
+// WatchDecoder assembles it in its buffer, where it is parsed in situ and
+// handed to `handle`.
+template <typename Handle>
+void FeedWatchFrameAsReflector(kube::WatchDecoder* decoder, const std::string& frame,
+                               Handle handle) {
+  auto on_frame = [&](std::string* text) {
+    rapidjson::Document document;
+    document.ParseInsitu(text->data());
+    if (document.HasParseError()) std::abort();
+    handle(document["object"]);
+    return absl::OkStatus();
+  };
+  for (size_t offset = 0; offset < frame.size(); offset += kReceiveChunkBytes) {
+    if (!decoder->Feed(std::string_view(frame).substr(offset, kReceiveChunkBytes), on_frame).ok()) {
+      std::abort();
+    }
+  }
+  if (!decoder->Feed("\n", on_frame).ok()) std::abort();
+}
+
 void BM_WatchFrameToStore(benchmark::State& state) {
   const cache::ObjectSchema schema = PodSchema();
   WatchFrames frames;
   cache::ObjectStore store;
   size_t bytes = 0;
-  std::string buffer;
+  kube::WatchDecoder decoder;
   for (auto _ : state) {
     const std::string& frame = frames.Next();
-    rapidjson::Document document;
-    ParseAsReflector(&document, frame, &buffer);
-    absl::StatusOr<cache::ObjectPtr> object = cache::BuildObject(document["object"], schema);
-    if (!object.ok()) std::abort();
-    store.Put(*std::move(object));
+    FeedWatchFrameAsReflector(&decoder, frame, [&](rapidjson::Value& object) {
+      absl::StatusOr<cache::ObjectPtr> built = cache::BuildObject(object, schema);
+      if (!built.ok()) std::abort();
+      store.Put(*std::move(built));
+    });
     bytes += frame.size();
   }
   state.SetBytesProcessed(bytes);
@@ -271,12 +295,12 @@ void BM_WatchFrameToInformer(benchmark::State& state) {
     informer.OnListEnd(list["metadata"]["resourceVersion"].GetString());
   }
   size_t bytes = 0;
-  std::string buffer;
+  kube::WatchDecoder decoder;
   for (auto _ : state) {
     const std::string& frame = frames.Next();
-    rapidjson::Document document;
-    ParseAsReflector(&document, frame, &buffer);
-    informer.OnWatchEvent(kube::WatchEventType::kModified, document["object"]);
+    FeedWatchFrameAsReflector(&decoder, frame, [&](rapidjson::Value& object) {
+      informer.OnWatchEvent(kube::WatchEventType::kModified, object);
+    });
     bytes += frame.size();
   }
   if (informer.stats().events_rejected != 0) state.SkipWithError("events were rejected");

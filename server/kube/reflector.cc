@@ -230,15 +230,13 @@ absl::Status Reflector::HandleListItem(std::string* item, const std::string& wha
   return absl::OkStatus();
 }
 
-absl::Status Reflector::HandleWatchFrame(std::string_view frame,
+absl::Status Reflector::HandleWatchFrame(std::string* frame,
                                          absl::Status* server_error,
                                          bool* expired) {
   const std::string what = absl::StrCat("watch ", ResourceLabel(resource_));
-  // In-situ parsing needs a mutable, terminated copy of the frame; it is
-  // still twice as fast as Parse, which copies every string.
-  frame_buffer_.assign(frame.data(), frame.size());
+  // In situ: twice as fast as Parse, which copies every string.
   rapidjson::Document event;
-  event.ParseInsitu(frame_buffer_.data());
+  event.ParseInsitu(frame->data());
   if (event.HasParseError() || !event.IsObject()) {
     return absl::DataLossError(
         absl::StrCat(what, ": watch frame is not a JSON object"));
@@ -323,7 +321,7 @@ Reflector::WatchEnd Reflector::WatchOnce(Failure* failure) {
   absl::StatusOr<HttpResponse> response = client_->Stream(
       url,
       [&](std::string_view chunk) {
-        frame_status = decoder.Feed(chunk, [&](std::string_view frame) {
+        frame_status = decoder.Feed(chunk, [&](std::string* frame) {
           ++frames;
           return HandleWatchFrame(frame, &server_error, &expired);
         });

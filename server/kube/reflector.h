@@ -104,10 +104,7 @@ class Reflector {
   WatchEnd WatchOnce(Failure* failure);
   // Parses one list item and hands it to the sink; skips nameless ones.
   absl::Status HandleListItem(std::string* item, const std::string& what);
-  absl::Status HandleWatchFrame(std::string_view frame,
-                                absl::Status* server_error, bool* expired);
-  // The frame being parsed in place; reused to avoid an allocation per event.
-  std::string frame_buffer_;
+  absl::Status HandleWatchFrame(std::string* frame, absl::Status* server_error, bool* expired);
   // Classifies a non-2xx answer, counting it.
   Failure HttpFailure(int http_status, absl::Duration retry_after,
                       std::string_view body, std::string_view what);

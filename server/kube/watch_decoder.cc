@@ -19,48 +19,32 @@ absl::Status WatchDecoder::FrameTooLarge() const {
                    " bytes"));
 }
 
-absl::Status WatchDecoder::Emit(
-    std::string_view line,
-    absl::FunctionRef<absl::Status(std::string_view)> on_frame) {
-  if (line.size() > max_frame_bytes_) return FrameTooLarge();
-  const absl::string_view trimmed =
-      absl::StripAsciiWhitespace(absl::string_view(line.data(), line.size()));
-  if (trimmed.empty()) return absl::OkStatus();
-  return on_frame(std::string_view(trimmed.data(), trimmed.size()));
+absl::Status WatchDecoder::EmitLine(OnFrame on_frame) {
+  size_t end = partial_.size();
+  while (end > 0 && absl::ascii_isspace(static_cast<unsigned char>(partial_[end - 1]))) --end;
+  partial_.resize(end);
+  size_t begin = 0;
+  while (begin < end && absl::ascii_isspace(static_cast<unsigned char>(partial_[begin]))) ++begin;
+  partial_.erase(0, begin);
+  absl::Status status = partial_.empty() ? absl::OkStatus() : on_frame(&partial_);
+  // Do not keep a huge object's buffer alive for the rest of the stream.
+  if (partial_.capacity() > kRetainedBufferBytes) {
+    std::string().swap(partial_);
+  } else {
+    partial_.clear();
+  }
+  return status;
 }
 
-absl::Status WatchDecoder::Feed(
-    std::string_view chunk,
-    absl::FunctionRef<absl::Status(std::string_view)> on_frame) {
+absl::Status WatchDecoder::Feed(std::string_view chunk, OnFrame on_frame) {
   while (!chunk.empty()) {
     const size_t newline = chunk.find('\n');
-    if (newline == std::string_view::npos) {
-      if (partial_.size() + chunk.size() > max_frame_bytes_) {
-        return FrameTooLarge();
-      }
-      partial_.append(chunk);
-      return absl::OkStatus();
-    }
     const std::string_view head = chunk.substr(0, newline);
+    if (partial_.size() + head.size() > max_frame_bytes_) return FrameTooLarge();
+    partial_.append(head.data(), head.size());
+    if (newline == std::string_view::npos) return absl::OkStatus();
     chunk.remove_prefix(newline + 1);
-    absl::Status status;
-    if (partial_.empty()) {
-      // The common case: the whole frame is in this chunk, so no copy.
-      status = Emit(head, on_frame);
-    } else {
-      if (partial_.size() + head.size() > max_frame_bytes_) {
-        return FrameTooLarge();
-      }
-      partial_.append(head);
-      status = Emit(partial_, on_frame);
-      // Do not keep a huge object's buffer alive for the rest of the stream.
-      if (partial_.capacity() > kRetainedBufferBytes) {
-        std::string().swap(partial_);
-      } else {
-        partial_.clear();
-      }
-    }
-    if (!status.ok()) return status;
+    if (absl::Status status = EmitLine(on_frame); !status.ok()) return status;
   }
   return absl::OkStatus();
 }

@@ -25,22 +25,24 @@ class WatchDecoder {
 
   explicit WatchDecoder(size_t max_frame_bytes = kDefaultMaxFrameBytes);
 
+  using OnFrame = absl::FunctionRef<absl::Status(std::string* frame)>;
+
   // Calls `on_frame` with each line completed by `chunk`, without its line
-  // ending; blank lines are skipped. The view is valid only during the call.
-  // Stops at and returns the first error from `on_frame`, or
-  // RESOURCE_EXHAUSTED if a frame exceeds the cap. After an error the
-  // stream is unusable: discard the decoder.
-  absl::Status Feed(std::string_view chunk,
-                    absl::FunctionRef<absl::Status(std::string_view frame)>
-                        on_frame);
+  // ending or surrounding whitespace; blank lines are skipped. The frame is
+  // in the decoder's buffer, which the callee may modify (to parse it in
+  // situ) and which is valid only during the call: each frame is copied
+  // once, whether or not it spans chunks. Stops at and returns the first
+  // error from `on_frame`, or RESOURCE_EXHAUSTED if a frame exceeds the
+  // cap. After an error the stream is unusable: discard the decoder.
+  absl::Status Feed(std::string_view chunk, OnFrame on_frame);
 
   // True if bytes of an unterminated frame are buffered: at the end of the
   // stream this means the last frame was truncated.
   bool has_partial_frame() const { return !partial_.empty(); }
 
  private:
-  absl::Status Emit(std::string_view line,
-                    absl::FunctionRef<absl::Status(std::string_view)> on_frame);
+  // Hands the assembled line to `on_frame` and empties the buffer.
+  absl::Status EmitLine(OnFrame on_frame);
   absl::Status FrameTooLarge() const;
 
   const size_t max_frame_bytes_;

@@ -14,8 +14,8 @@ using ::testing::ElementsAre;
 class Collector {
  public:
   absl::Status Feed(WatchDecoder& decoder, std::string_view chunk) {
-    return decoder.Feed(chunk, [this](std::string_view frame) {
-      frames.emplace_back(frame);
+    return decoder.Feed(chunk, [this](std::string* frame) {
+      frames.push_back(*frame);
       return absl::OkStatus();
     });
   }
@@ -98,9 +98,9 @@ TEST(WatchDecoderTest, StopsAtTheFirstHandlerError) {
   WatchDecoder decoder;
   std::vector<std::string> frames;
   const absl::Status status =
-      decoder.Feed("a\nb\nc\n", [&](std::string_view frame) {
-        frames.emplace_back(frame);
-        return frame == "b" ? absl::DataLossError("bad") : absl::OkStatus();
+      decoder.Feed("a\nb\nc\n", [&](std::string* frame) {
+        frames.push_back(*frame);
+        return *frame == "b" ? absl::DataLossError("bad") : absl::OkStatus();
       });
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(frames, ElementsAre("a", "b"));
