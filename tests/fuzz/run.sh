@@ -36,13 +36,14 @@ declare -A targets=(
   # reports on every document; the targets that parse with it skip that check.
   [json_writer_fuzzer]="$rapidjson_flags server/cache/json_writer_fuzzer.cc server/cache/json_writer.cc"
   [list_stream_decoder_fuzzer]="$rapidjson_flags server/kube/list_stream_decoder_fuzzer.cc server/kube/list_stream_decoder.cc"
+  [watch_decoder_fuzzer]="server/kube/watch_decoder_fuzzer.cc server/kube/watch_decoder.cc"
   [selector_fuzzer]="server/selector/selector_fuzzer.cc $(ls server/selector/*.cc | grep -v -e _test.cc -e _fuzzer.cc | tr '\n' ' ')"
 )
 
 # Seeds: inputs the parsers accept, so mutation starts past the framing.
 mkdir -p "$out_dir/bearer_token_fuzzer.corpus" "$out_dir/continue_token_fuzzer.corpus" \
   "$out_dir/selector_fuzzer.corpus" "$out_dir/json_writer_fuzzer.corpus" \
-  "$out_dir/list_stream_decoder_fuzzer.corpus"
+  "$out_dir/list_stream_decoder_fuzzer.corpus" "$out_dir/watch_decoder_fuzzer.corpus"
 printf 'Bearer abc.def-ghi' >"$out_dir/bearer_token_fuzzer.corpus/seed"
 printf '%s' "$(printf 'i1:5:ns/name' | base64 | tr '+/' '-_' | tr -d '=')" \
   >"$out_dir/continue_token_fuzzer.corpus/seed"
@@ -51,6 +52,8 @@ printf '{"a":["x\\n\\u0001",1.5,true,null],"long":"%s"}' "$(printf 'v%.0s' {1..4
   >"$out_dir/json_writer_fuzzer.corpus/seed"
 printf '\007{"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[{"a":"}"},{"b":[1]}]}' \
   >"$out_dir/list_stream_decoder_fuzzer.corpus/seed"
+printf '\005{"type":"ADDED","object":{}}\n\r\n  {"type":"BOOKMARK"} \n{"type"' \
+  >"$out_dir/watch_decoder_fuzzer.corpus/seed"
 
 cases=""
 failures=0
