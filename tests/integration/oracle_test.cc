@@ -107,10 +107,10 @@ std::vector<Seen> ApiWatch(const std::string& ns, const std::string& selector,
       absl::StrCat("/api/v1/namespaces/", ns, "/configmaps?watch=1&resourceVersion=", rv,
                    "&timeoutSeconds=30&labelSelector=", Escape(selector)),
       [&](std::string_view chunk) {
-        absl::Status status = decoder.Feed(chunk, [&](std::string_view frame) {
+        absl::Status status = decoder.Feed(chunk, [&](std::string* frame) {
           if (done) return absl::OkStatus();
           rapidjson::Document doc;
-          doc.Parse(frame.data(), frame.size());
+          doc.Parse(frame->data(), frame->size());
           std::string name = doc["object"]["metadata"]["name"].GetString();
           seen.emplace_back(doc["type"].GetString(), name,
                             doc["object"]["metadata"]["resourceVersion"].GetString());
