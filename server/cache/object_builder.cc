@@ -7,7 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "informerd/v1/informerd.pb.h"
 #include "rapidjson/stringbuffer.h"
-#include "rapidjson/writer.h"
 #include "server/cache/json_writer.h"
 #include "server/cache/resource_version.h"
 
