@@ -5,30 +5,17 @@
 #
 # Usage: hack/build-apiserver.sh        prints the path of the binary
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-cache_root="${INFORMERD_CACHE:-$HOME/.cache/informerd}"
+cache_root="$INFORMERD_CACHE"
 mkdir -p "$cache_root"
 log="$cache_root/build-apiserver.log"
-
-ensure_deb_src() {
-  if ! grep -rqs '^Types: deb-src' /etc/apt/sources.list.d/ && \
-     ! grep -qs '^deb-src' /etc/apt/sources.list; then
-    cat > /etc/apt/sources.list.d/informerd-src.sources <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-    apt-get update >>"$log" 2>&1
-  fi
-}
 
 source_version() {
   apt-cache showsrc kubernetes 2>/dev/null | awk '/^Version:/ {print $2; exit}'
 }
 
-ensure_deb_src
+informerd::ensure_deb_src "$log"
 version="$(source_version)"
 if [[ -z "$version" ]]; then
   apt-get update >>"$log" 2>&1

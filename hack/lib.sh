@@ -54,6 +54,23 @@ informerd::ensure_deps() {
   } >>"$log" 2>&1 || informerd::die "package installation failed; see $log"
 }
 
+# Adds Debian's source archive to apt's sources when none is configured:
+# the kube-apiserver and the TSan-built Abseil come from Debian source
+# packages. Usage: informerd::ensure_deb_src LOG
+informerd::ensure_deb_src() {
+  if ! grep -rqs '^Types: deb-src' /etc/apt/sources.list.d/ &&
+    ! grep -qs '^deb-src' /etc/apt/sources.list; then
+    informerd::as_root tee /etc/apt/sources.list.d/informerd-src.sources >/dev/null <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+    informerd::as_root apt-get update >>"$1" 2>&1
+  fi
+}
+
 # Prints the path of the kube-apiserver binary, building it the first time.
 informerd::apiserver_binary() {
   "$INFORMERD_ROOT/hack/build-apiserver.sh"

@@ -97,42 +97,42 @@ suite_resilience() {
 }
 extra_suites+=(resilience)
 
-# The unit tests and the in-process integration tests again under
-# AddressSanitizer + UndefinedBehaviorSanitizer. A separate output base keeps
-# the main run's analysis cache and bazel-* links intact. (ThreadSanitizer is
-# not run: Debian's Abseil is not built for it and every absl::Mutex reports
-# false races; see docs/DECISIONS.md.)
-suite_asan() {
-  local base="$INFORMERD_CACHE/bazel-asan" testlogs file
+# Runs the unit tests again under a sanitizer config, with any further
+# targets and flags given, and copies their reports into DIR as
+# CONFIG-*.xml. A separate output base keeps the main run's analysis cache
+# and bazel-* links intact. Usage: sanitized_tests DIR CONFIG [ARG...]
+sanitized_tests() {
+  local dir="$1" config="$2" testlogs file
+  shift 2
+  local base="$INFORMERD_CACHE/bazel-$config"
   local -a env_flags
   mapfile -t env_flags < <(test_env_flags)
-  bazel --output_base="$base" test --config=asan --symlink_prefix=/ --keep_going \
-    //server/... //client/cpp/... //tests/integration:oracle_test \
-    //tests/integration:slow_consumer_test "${env_flags[@]}" || true
-  testlogs="$(bazel --output_base="$base" info --config=asan bazel-testlogs)"
+  bazel --output_base="$base" test --config="$config" --symlink_prefix=/ \
+    --keep_going //server/... //client/cpp/... "$@" "${env_flags[@]}" || true
+  testlogs="$(bazel --output_base="$base" info --config="$config" bazel-testlogs)"
   while IFS= read -r file; do
-    cp "$file" "$1/asan-$(tr / _ <<<"${file#"$testlogs"/}")"
+    cp "$file" "$dir/$config-$(tr / _ <<<"${file#"$testlogs"/}")"
   done < <(find "$testlogs" -name test.xml)
+}
+
+# AddressSanitizer + UndefinedBehaviorSanitizer, also on the in-process
+# integration tests (informerd's gRPC service against the real apiserver).
+suite_asan() {
+  sanitized_tests "$1" asan //tests/integration:oracle_test \
+    //tests/integration:slow_consumer_test
 }
 extra_suites+=(asan)
 
-# ThreadSanitizer on the subset it can judge: Debian's Abseil is not built
-# for TSan, so every absl::Mutex looks unsynchronized to it and tests with
-# threads report false races. These targets are the parsers, encoders and
-# limiters whose tests are single-threaded (docs/DECISIONS.md).
+# ThreadSanitizer, with Abseil built for it (hack/build-tsan-abseil.sh:
+# Debian's build hides every absl::Mutex from TSan). The integration tests
+# are left out: Debian's gRPC is not built for TSan either, and its
+# transport hands data between threads in ways TSan cannot see
+# (docs/DECISIONS.md).
 suite_tsan() {
-  local base="$INFORMERD_CACHE/bazel-tsan" testlogs file
-  bazel --output_base="$base" test --config=tsan --symlink_prefix=/ --keep_going \
-    //server/selector/... //server/service:wire_format_test \
-    //server/service:continue_token_test //server/config:config_test \
-    //server/kube:watch_decoder_test //server/kube:api_status_test \
-    //server/kube:kubeconfig_test //server/limits:rate_limiter_test \
-    //server/cache:object_builder_test //server/cache:event_history_test \
-    //server/cache:json_writer_test //server/kube:list_stream_decoder_test || true
-  testlogs="$(bazel --output_base="$base" info --config=tsan bazel-testlogs)"
-  while IFS= read -r file; do
-    cp "$file" "$1/tsan-$(tr / _ <<<"${file#"$testlogs"/}")"
-  done < <(find "$testlogs" -name test.xml)
+  local absl_lib
+  absl_lib="$(hack/build-tsan-abseil.sh)" || return 1
+  sanitized_tests "$1" tsan --test_env=LD_LIBRARY_PATH="$absl_lib" \
+    --test_env=TSAN_OPTIONS="suppressions=$INFORMERD_ROOT/hack/tsan-suppressions.txt"
 }
 extra_suites+=(tsan)
 

@@ -209,15 +209,17 @@ class ReflectorTest : public ::testing::Test {
     return false;
   }
 
+  // The script outlives server_, whose handler threads read it until the
+  // server's destructor joins them.
+  absl::Mutex mu_;
+  std::deque<Reply> lists_ ABSL_GUARDED_BY(mu_);
+  std::deque<Reply> watches_ ABSL_GUARDED_BY(mu_);
+
   FakeApiServer server_;
   std::unique_ptr<RestClient> client_;
   ReflectorOptions options_;
   RecordingSink sink_;
   std::unique_ptr<Reflector> reflector_;
-
-  absl::Mutex mu_;
-  std::deque<Reply> lists_ ABSL_GUARDED_BY(mu_);
-  std::deque<Reply> watches_ ABSL_GUARDED_BY(mu_);
 };
 
 TEST_F(ReflectorTest, PagedListThenWatchEventsReachTheSink) {
