@@ -12,12 +12,15 @@
 #   informerd  started on the namespace: time to /readyz ok, CPU until then,
 #              peak RSS, RSS STEADY seconds later
 # RSS per object subtracts the same program's RSS on an empty namespace.
+# The three run ROUNDS times in turn (the apiserver's LIST time moves by 2x
+# from one request to the next); a second table gives the medians and the
+# ratios between them, each system measured the same way.
 #
 # Usage: bench/coldsync.sh [--quick]
-#   --quick  200 ConfigMaps, STEADY 1 s (the smoke run)
+#   --quick  200 ConfigMaps, one round, STEADY 1 s (the smoke run)
 # Settings (environment): COLDSYNC_COUNT (10000), COLDSYNC_RESOURCES
-#   ("configmaps pods"), COLDSYNC_STEADY (5), COLDSYNC_GRPC_PORT (50073),
-#   COLDSYNC_HTTP_PORT (8073)
+#   ("configmaps pods"), COLDSYNC_ROUNDS (5), COLDSYNC_STEADY (5),
+#   COLDSYNC_GRPC_PORT (50073), COLDSYNC_HTTP_PORT (8073)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
 cd "$INFORMERD_ROOT"
@@ -27,8 +30,9 @@ resources="${COLDSYNC_RESOURCES:-configmaps pods}"
 grpc_port="${COLDSYNC_GRPC_PORT:-50073}"
 http_port="${COLDSYNC_HTTP_PORT:-8073}"
 steady="${COLDSYNC_STEADY:-5}"
+rounds="${COLDSYNC_ROUNDS:-5}"
 if [[ "${1:-}" == "--quick" ]]; then
-  count=200 resources=configmaps steady=1
+  count=200 resources=configmaps steady=1 rounds=1
 fi
 
 eval "$(hack/control-plane.sh env)"
@@ -121,44 +125,70 @@ empty_ns=bench-coldsync-empty
 "$bin/bench/bulk_loader" --apiserver_url "$INFORMERD_APISERVER_URL" --ca_file "$INFORMERD_CA_FILE" \
   --token_file "$INFORMERD_ADMIN_TOKEN_FILE" --namespace_ "$empty_ns" --count 0 >/dev/null
 
-echo "| resource | objects | system | time to synced s | CPU s | peak RSS MiB | steady RSS MiB | steady RSS B/object | B/object compact JSON |"
-echo "|---|---|---|---|---|---|---|---|---|"
+# Rows of the first table, kept for the medians: "resource system seconds cpu".
+results="$run_dir/results"
+
+echo "| round | resource | objects | system | time to synced s | CPU s | peak RSS MiB | steady RSS MiB | steady RSS B/object | B/object compact JSON |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for resource in $resources; do
   ns="bench-coldsync-$resource-$count"
   load "$resource" "$ns" "$count"
-
-  # The floor: the apiserver's own LIST, as the Reflector asks for it
-  # (served from the watch cache in one piece at resourceVersion=0). Best of 3.
-  best=""
-  for _ in 1 2 3; do
-    seconds="$(api -o "$run_dir/list.json" -w '%{time_total}' -H 'Accept: application/json' \
+  for ((round = 1; round <= rounds; round++)); do
+    # The floor: the apiserver's own LIST, as the Reflector asks for it
+    # (served from the watch cache in one piece at resourceVersion=0).
+    # The apiserver encodes the whole list before it sends a byte, so the
+    # first byte shows how much of the floor is encoding.
+    read -r seconds first_byte <<<"$(api -o "$run_dir/list.json" \
+      -w '%{time_total} %{time_starttransfer}' -H 'Accept: application/json' \
       "$INFORMERD_APISERVER_URL/api/v1/namespaces/$ns/$resource?limit=500&resourceVersion=0")"
-    best="$(awk -v a="$best" -v b="$seconds" 'BEGIN{print (a == "" || b < a) ? b : a}')"
-  done
-  # The compact JSON each cache keeps per object once managedFields are gone.
-  read -r listed json_bytes <<<"$(python3 -c '
+    # The compact JSON each cache keeps per object once managedFields are gone.
+    read -r listed json_bytes <<<"$(python3 -c '
 import json, sys
 items = json.load(open(sys.argv[1]))["items"]
 for item in items:
     item["metadata"].pop("managedFields", None)
 print(len(items), sum(len(json.dumps(i, separators=(",", ":"))) for i in items) // max(1, len(items)))
 ' "$run_dir/list.json")"
-  echo "| $resource | $listed | apiserver LIST (floor) | $best | - | - | - | - | $json_bytes |"
+    echo "| $round | $resource | $listed | apiserver LIST (floor; first byte at $first_byte s) | $seconds | - | - | - | - | $json_bytes |"
+    echo "$resource floor $seconds -" >>"$results"
 
-  for system in client-go informerd; do
-    if [[ "$system" == client-go ]]; then
-      base="$("$clientgo" --kubeconfig "$KUBECONFIG" --resource "$resource" --namespace "$empty_ns" --steady "${steady}s")"
-      line="$("$clientgo" --kubeconfig "$KUBECONFIG" --resource "$resource" --namespace "$ns" --steady "${steady}s")"
-    else
-      base="$(informerd_sync "$resource" "$empty_ns")"
-      line="$(informerd_sync "$resource" "$ns")"
-    fi
-    awk -v r="$resource" -v s="$system" -v n="$(field objects "$line")" \
-      -v t="$(field synced_seconds "$line")" -v c="$(field cpu_seconds "$line")" \
-      -v peak="$(field peak_kib "$line")" -v steady="$(field steady_kib "$line")" \
-      -v base="$(field steady_kib "$base")" -v json="$json_bytes" 'BEGIN{
-        per = n > 0 ? (steady - base) * 1024 / n : 0
-        printf "| %s | %d | %s | %.3f | %.2f | %.1f | %.1f | %.0f (%.2fx JSON) | %s |\n",
-          r, n, s, t, c, peak / 1024, steady / 1024, per, per / json, json }'
+    for system in client-go informerd; do
+      if [[ "$system" == client-go ]]; then
+        base="$("$clientgo" --kubeconfig "$KUBECONFIG" --resource "$resource" --namespace "$empty_ns" --steady "${steady}s")"
+        line="$("$clientgo" --kubeconfig "$KUBECONFIG" --resource "$resource" --namespace "$ns" --steady "${steady}s")"
+      else
+        base="$(informerd_sync "$resource" "$empty_ns")"
+        line="$(informerd_sync "$resource" "$ns")"
+      fi
+      echo "$resource $system $(field synced_seconds "$line") $(field cpu_seconds "$line")" >>"$results"
+      awk -v round="$round" -v r="$resource" -v s="$system" -v n="$(field objects "$line")" \
+        -v t="$(field synced_seconds "$line")" -v c="$(field cpu_seconds "$line")" \
+        -v peak="$(field peak_kib "$line")" -v steady="$(field steady_kib "$line")" \
+        -v base="$(field steady_kib "$base")" -v json="$json_bytes" 'BEGIN{
+          per = n > 0 ? (steady - base) * 1024 / n : 0
+          printf "| %d | %s | %d | %s | %.3f | %.2f | %.1f | %.1f | %.0f (%.2fx JSON) | %s |\n",
+            round, r, n, s, t, c, peak / 1024, steady / 1024, per, per / json, json }'
+    done
   done
+done
+
+# median RESOURCE SYSTEM COLUMN: the median of a column of $results (3 =
+# seconds, 4 = CPU), the mean of the middle two for an even count.
+median() {
+  awk -v r="$1" -v s="$2" -v col="$3" '$1 == r && $2 == s {print $col}' "$results" |
+    sort -g | awk '{v[NR] = $1} END{
+      if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
+      else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+echo
+echo "Medians of $rounds rounds:"
+echo
+echo "| resource | floor s | client-go s | informerd s | informerd / floor | informerd / client-go, time | informerd / client-go, CPU |"
+echo "|---|---|---|---|---|---|---|"
+for resource in $resources; do
+  awk -v r="$resource" -v f="$(median "$resource" floor 3)" \
+    -v gt="$(median "$resource" client-go 3)" -v gc="$(median "$resource" client-go 4)" \
+    -v it="$(median "$resource" informerd 3)" -v ic="$(median "$resource" informerd 4)" 'BEGIN{
+      printf "| %s | %.3f | %.3f | %.3f | %.2fx | %.2fx | %.2fx |\n", r, f, gt, it, it / f, it / gt, ic / gc }'
 done

@@ -56,8 +56,9 @@ run memory_benchmark '^1000 +[0-9]+ +[0-9]+' "$bin/bench/memory_benchmark" 1000
 run fanout_benchmark '^\| informerd \| 10 \|
 ^\| probe \| 10 \|
 ^\| 100 \| 100 \| 20 \| all \|' bench/fanout.sh --quick
-run coldsync '^\| configmaps \| 200 \| client-go \|
-^\| configmaps \| 200 \| informerd \|' bench/coldsync.sh --quick
+run coldsync '^\| 1 \| configmaps \| 200 \| client-go \|
+^\| 1 \| configmaps \| 200 \| informerd \|
+^\| configmaps \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+x \|' bench/coldsync.sh --quick
 run read_benchmark '^\| get \| informerd \| 10 \| max \|
 ^\| get \| informerd \(open loop, 1 client thread\) \| 10 \| 200 \|
 ^\| list_label \| apiserver \(watch cache, RV=0\) \| 1 \|
