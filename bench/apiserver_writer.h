@@ -16,19 +16,13 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "bench/apiserver_target.h"
 
 namespace httplib {
 class Client;
 }
 
 namespace informerd::bench {
-
-struct ApiserverTarget {
-  std::string url;         // https://127.0.0.1:26443
-  std::string ca_file;
-  std::string token;
-  std::string namespace_;  // created if missing
-};
 
 struct Write {
   uint64_t resource_version = 0;
@@ -37,6 +31,7 @@ struct Write {
 
 class ApiserverWriter {
  public:
+  // Creates target.namespace_ if missing (in Prepare).
   ApiserverWriter(ApiserverTarget target, size_t objects, size_t object_bytes);
   ~ApiserverWriter();
 

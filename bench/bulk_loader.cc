@@ -20,16 +20,13 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "bench/apiserver_flags.h"
 #include "bench/measurement.h"
 #include "bench/pod_fixture.h"
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
 
-ABSL_FLAG(std::string, apiserver_url, "", "kube-apiserver URL");
-ABSL_FLAG(std::string, ca_file, "", "kube-apiserver CA file");
-ABSL_FLAG(std::string, token_file, "", "bearer token file (admin)");
-ABSL_FLAG(std::string, namespace_, "", "namespace, created if missing");
 ABSL_FLAG(std::string, resource, "configmaps", "configmaps or pods");
 ABSL_FLAG(int, count, 10000, "objects to create");
 ABSL_FLAG(int, object_bytes, 10240, "ConfigMap data size");
@@ -69,10 +66,11 @@ std::string PodBody(const std::string& namespace_, int index) {
 }
 
 int Run() {
-  const std::string url = absl::GetFlag(FLAGS_apiserver_url);
-  const std::string ca_file = absl::GetFlag(FLAGS_ca_file);
-  const std::string token = ReadToken(absl::GetFlag(FLAGS_token_file));
-  const std::string ns = absl::GetFlag(FLAGS_namespace_);
+  const ApiserverTarget apiserver = ApiserverTargetFromFlags();
+  const std::string& url = apiserver.url;
+  const std::string& ca_file = apiserver.ca_file;
+  const std::string& token = apiserver.token;
+  const std::string& ns = apiserver.namespace_;
   const std::string resource = absl::GetFlag(FLAGS_resource);
   const int count = absl::GetFlag(FLAGS_count);
   if (resource != "configmaps" && resource != "pods") {

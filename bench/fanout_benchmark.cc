@@ -34,6 +34,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "bench/apiserver_flags.h"
 #include "bench/measurement.h"
 #include "bench/apiserver_writer.h"
 #include "bench/informerd_metrics.h"
@@ -60,10 +61,6 @@ ABSL_FLAG(int, probe_pid, 0, "grpc_probe's pid, for CPU and RSS");
 ABSL_FLAG(double, probe_background_rate, 0,
           "probe rows: writes/s to the apiserver meanwhile (0: none)");
 ABSL_FLAG(int, apiserver_pid, 0, "kube-apiserver's pid, for CPU and RSS");
-ABSL_FLAG(std::string, apiserver_url, "", "kube-apiserver URL");
-ABSL_FLAG(std::string, ca_file, "", "kube-apiserver CA file");
-ABSL_FLAG(std::string, token_file, "", "bearer token file (admin)");
-ABSL_FLAG(std::string, namespace_, "", "namespace to write and watch (unique per run)");
 ABSL_FLAG(bool, header, false, "print the table header first");
 
 namespace informerd::bench {
@@ -148,12 +145,6 @@ void PrintRow(const Row& row) {
   std::fflush(stdout);
 }
 
-ApiserverTarget Apiserver() {
-  return ApiserverTarget{absl::GetFlag(FLAGS_apiserver_url), absl::GetFlag(FLAGS_ca_file),
-                         ReadToken(absl::GetFlag(FLAGS_token_file)),
-                         absl::GetFlag(FLAGS_namespace_)};
-}
-
 // The writers for `rate` writes/s (--writers, or one per 10 writes/s),
 // prepared; empty after printing the error if one fails.
 std::vector<std::unique_ptr<ApiserverWriter>> PrepareWriters(const ApiserverTarget& apiserver,
@@ -202,7 +193,7 @@ int RunProbe() {
   const double background_rate = absl::GetFlag(FLAGS_probe_background_rate);
   std::vector<std::unique_ptr<ApiserverWriter>> writers;
   if (background_rate > 0) {
-    writers = PrepareWriters(Apiserver(), background_rate);
+    writers = PrepareWriters(ApiserverTargetFromFlags(), background_rate);
     if (writers.empty()) return 1;
   }
   if (!clients->Start(watchers).ok()) return 1;
@@ -269,7 +260,7 @@ int RunFanout() {
   const std::string target = absl::GetFlag(FLAGS_target);
   const size_t watchers = absl::GetFlag(FLAGS_watchers);
   const double rate = absl::GetFlag(FLAGS_rate);
-  const ApiserverTarget apiserver = Apiserver();
+  const ApiserverTarget apiserver = ApiserverTargetFromFlags();
   std::vector<std::unique_ptr<ApiserverWriter>> writers = PrepareWriters(apiserver, rate);
   if (writers.empty()) return 1;
   const int total_seconds = absl::GetFlag(FLAGS_warmup_seconds) + absl::GetFlag(FLAGS_seconds) +

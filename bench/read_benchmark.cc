@@ -48,17 +48,14 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "bench/apiserver_flags.h"
 #include "bench/measurement.h"
 #include "bench/proc_stats.h"
 #include "informerd/v1/informerd.grpc.pb.h"
 
 ABSL_FLAG(std::string, informerd_address, "127.0.0.1:50074", "informerd gRPC address");
 ABSL_FLAG(int, informerd_pid, 0, "informerd's pid, for CPU per request");
-ABSL_FLAG(std::string, apiserver_url, "", "kube-apiserver URL");
-ABSL_FLAG(std::string, ca_file, "", "kube-apiserver CA file");
-ABSL_FLAG(std::string, token_file, "", "bearer token file (admin)");
 ABSL_FLAG(int, apiserver_pid, 0, "kube-apiserver's pid, for CPU per request");
-ABSL_FLAG(std::string, namespace_, "", "namespace of the pods");
 ABSL_FLAG(std::string, index_value, "node-7", "spec.nodeName of list_index");
 ABSL_FLAG(std::string, label_selector, "shard=7", "label selector of list_label");
 ABSL_FLAG(std::string, clients, "1,100,1000", "informerd rows: concurrent callers");
@@ -284,12 +281,13 @@ void SetMeasurements(std::vector<int64_t>* latencies_ns, const ProcStats& cpu_be
 
 class Benchmark {
  public:
-  Benchmark()
+  Benchmark() : Benchmark(ApiserverTargetFromFlags()) {}
+  explicit Benchmark(ApiserverTarget apiserver)
       : address_(absl::GetFlag(FLAGS_informerd_address)),
-        url_(absl::GetFlag(FLAGS_apiserver_url)),
-        ca_file_(absl::GetFlag(FLAGS_ca_file)),
-        token_(ReadToken(absl::GetFlag(FLAGS_token_file))),
-        namespace_(absl::GetFlag(FLAGS_namespace_)),
+        url_(std::move(apiserver.url)),
+        ca_file_(std::move(apiserver.ca_file)),
+        token_(std::move(apiserver.token)),
+        namespace_(std::move(apiserver.namespace_)),
         index_value_(absl::GetFlag(FLAGS_index_value)),
         label_selector_(absl::GetFlag(FLAGS_label_selector)) {}
 

@@ -30,10 +30,12 @@
 #include "absl/flags/parse.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "bench/apiserver_flags.h"
 #include "bench/measurement.h"
 #include "bench/apiserver_writer.h"
 #include "bench/informerd_metrics.h"
 #include "bench/proc_stats.h"
+#include "bench/watch_stream.h"
 #include "informerd/v1/informerd.grpc.pb.h"
 #include "server/cache/resource_version.h"
 
@@ -43,17 +45,13 @@ ABSL_FLAG(double, rate, 20, "writes per second, before, during and after the sto
 ABSL_FLAG(std::string, informerd_address, "127.0.0.1:50074", "informerd gRPC address");
 ABSL_FLAG(std::string, informerd_admin, "http://127.0.0.1:8074", "informerd admin URL");
 ABSL_FLAG(int, informerd_pid, 0, "informerd's pid, for RSS");
-ABSL_FLAG(std::string, apiserver_url, "", "kube-apiserver URL");
-ABSL_FLAG(std::string, ca_file, "", "kube-apiserver CA file");
-ABSL_FLAG(std::string, token_file, "", "bearer token file (admin)");
-ABSL_FLAG(std::string, namespace_, "", "namespace to write and watch (unique per run)");
 ABSL_FLAG(bool, header, false, "print the table header first");
 
 namespace informerd::bench {
 namespace {
 
 // One Watch stream from `from` (0: from now), recording what it receives.
-class ResumingStream : public grpc::ClientReadReactor<v1::WatchEvent> {
+class ResumingStream : public WatchStream {
  public:
   ResumingStream(v1::Cache::Stub* stub, const std::string& namespace_, uint64_t from)
       : from_(from) {
@@ -62,35 +60,7 @@ class ResumingStream : public grpc::ClientReadReactor<v1::WatchEvent> {
     request.mutable_resource()->set_resource("configmaps");
     request.set_namespace_(namespace_);
     if (from != 0) request.set_resource_version(std::to_string(from));
-    stub->async()->Watch(&context_, &request, this);
-    StartRead(&event_);
-    StartCall();
-  }
-
-  void OnReadDone(bool ok) override {
-    if (!ok) return;
-    if (event_.type() != v1::WatchEvent::BOOKMARK) {
-      const uint64_t version = cache::ParseResourceVersion(event_.resource_version()).value_or(0);
-      absl::MutexLock lock(&mu_);
-      if (event_.type() == v1::WatchEvent::ADDED || (from_ != 0 && version <= from_)) {
-        ++replayed_;
-      }
-      versions_.insert(version);
-      last_ = std::max(last_, version);
-    }
-    StartRead(&event_);
-  }
-
-  void OnDone(const grpc::Status&) override {
-    absl::MutexLock lock(&mu_);
-    done_ = true;
-  }
-
-  void Cancel() { context_.TryCancel(); }
-
-  void AwaitDone() {
-    absl::MutexLock lock(&mu_);
-    mu_.Await(absl::Condition(&done_));
+    Start(stub, request);
   }
 
   // True once an event at `version` or later arrived, false at `deadline`.
@@ -120,11 +90,19 @@ class ResumingStream : public grpc::ClientReadReactor<v1::WatchEvent> {
   }
 
  private:
+  void OnEvent(const v1::WatchEvent& event) override {
+    if (event.type() == v1::WatchEvent::BOOKMARK) return;
+    const uint64_t version = cache::ParseResourceVersion(event.resource_version()).value_or(0);
+    absl::MutexLock lock(&mu_);
+    if (event.type() == v1::WatchEvent::ADDED || (from_ != 0 && version <= from_)) {
+      ++replayed_;
+    }
+    versions_.insert(version);
+    last_ = std::max(last_, version);
+  }
+
   const uint64_t from_;
-  grpc::ClientContext context_;
-  v1::WatchEvent event_;
   absl::Mutex mu_;
-  bool done_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t last_ ABSL_GUARDED_BY(mu_) = 0;
   size_t replayed_ ABSL_GUARDED_BY(mu_) = 0;
   std::unordered_set<uint64_t> versions_ ABSL_GUARDED_BY(mu_);
@@ -143,13 +121,7 @@ class StreamSet {
   // One stream per entry of `from`.
   void Open(const std::vector<uint64_t>& from) {
     for (size_t i = 0; i < from.size(); ++i) {
-      if (i % per_connection_ == 0) {
-        grpc::ChannelArguments args;
-        args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-        args.SetMaxReceiveMessageSize(-1);
-        stubs_.push_back(v1::Cache::NewStub(
-            grpc::CreateCustomChannel(address_, grpc::InsecureChannelCredentials(), args)));
-      }
+      if (i % per_connection_ == 0) stubs_.push_back(NewStubOnOwnConnection(address_));
       streams_.push_back(std::make_unique<ResumingStream>(stubs_.back().get(), namespace_, from[i]));
     }
   }
@@ -186,9 +158,7 @@ int Run() {
   const double rate = absl::GetFlag(FLAGS_rate);
   const std::string admin = absl::GetFlag(FLAGS_informerd_admin);
   const pid_t pid = absl::GetFlag(FLAGS_informerd_pid);
-  const ApiserverTarget apiserver{absl::GetFlag(FLAGS_apiserver_url), absl::GetFlag(FLAGS_ca_file),
-                                  ReadToken(absl::GetFlag(FLAGS_token_file)),
-                                  absl::GetFlag(FLAGS_namespace_)};
+  const ApiserverTarget apiserver = ApiserverTargetFromFlags();
   ApiserverWriter writer(apiserver, 10, 10240);
   if (absl::Status status = writer.Prepare(); !status.ok()) {
     std::fprintf(stderr, "%s\n", status.ToString().c_str());

@@ -1,5 +1,6 @@
 #include "bench/measurement.h"
 #include "bench/watch_clients.h"
+#include "bench/watch_stream.h"
 
 #include <atomic>
 #include <chrono>
@@ -18,44 +19,23 @@
 namespace informerd::bench {
 namespace {
 
-class InformerdStream : public grpc::ClientReadReactor<v1::WatchEvent> {
+class InformerdStream : public WatchStream {
  public:
   InformerdStream(v1::Cache::Stub* stub, const v1::WatchRequest& request) {
-    stub->async()->Watch(&context_, &request, this);
-    StartRead(&event_);
-    StartCall();
-  }
-
-  void OnReadDone(bool ok) override {
-    if (!ok) return;
-    if (event_.type() != v1::WatchEvent::BOOKMARK) {
-      std::optional<uint64_t> version = cache::ParseResourceVersion(event_.resource_version());
-      receipts_.push_back({version.value_or(0), SteadyNanos()});
-    }
-    StartRead(&event_);
-  }
-
-  void OnDone(const grpc::Status&) override {
-    absl::MutexLock lock(&mu_);
-    done_ = true;
-  }
-
-  void Cancel() { context_.TryCancel(); }
-
-  void AwaitDone() {
-    absl::MutexLock lock(&mu_);
-    mu_.Await(absl::Condition(&done_));
+    Start(stub, request);
   }
 
   // Only after AwaitDone: the reactor no longer runs.
   const std::vector<Receipt>& receipts() const { return receipts_; }
 
  private:
-  grpc::ClientContext context_;
-  v1::WatchEvent event_;
+  void OnEvent(const v1::WatchEvent& event) override {
+    if (event.type() == v1::WatchEvent::BOOKMARK) return;
+    std::optional<uint64_t> version = cache::ParseResourceVersion(event.resource_version());
+    receipts_.push_back({version.value_or(0), SteadyNanos()});
+  }
+
   std::vector<Receipt> receipts_;
-  absl::Mutex mu_;
-  bool done_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 class InformerdWatchClients : public WatchClients {
@@ -73,15 +53,7 @@ class InformerdWatchClients : public WatchClients {
     request.mutable_resource()->set_resource("configmaps");
     request.set_namespace_(namespace_);
     for (size_t i = 0; i < count; ++i) {
-      if (i % per_connection_ == 0) {
-        grpc::ChannelArguments args;
-        // Without a local pool, channels with equal arguments share one
-        // connection.
-        args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-        args.SetMaxReceiveMessageSize(-1);
-        stubs_.push_back(v1::Cache::NewStub(grpc::CreateCustomChannel(
-            address_, grpc::InsecureChannelCredentials(), args)));
-      }
+      if (i % per_connection_ == 0) stubs_.push_back(NewStubOnOwnConnection(address_));
       streams_.push_back(std::make_unique<InformerdStream>(stubs_.back().get(), request));
     }
     return absl::OkStatus();

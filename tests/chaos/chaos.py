@@ -10,9 +10,10 @@ kube-apiserver kill -9 and restart; informerd kill and restart while
 clients watch; 10% of ten informerctl watchers SIGSTOPped under heavy
 events; a client opening and abandoning streams in a tight loop.
 
-After each fault: informerd is alive, its RSS (sampled through the fault)
-stayed under --rss-limit-mb, and every client's handler state equals the
-apiserver's LIST with consistent handler lines (harness.wait_quiescent).
+After each fault: informerd is alive, its log holds no sanitizer report
+(run.sh builds it with ASan and UBSan), its RSS (sampled through the
+fault) stayed under --rss-limit-mb, and every client's handler state equals
+the apiserver's LIST with consistent handler lines (harness.wait_quiescent).
 At the end the clients' CACHE lines must equal the LIST.
 
 --soak HOURS loops random faults and prints the invariants after each.
@@ -264,13 +265,18 @@ class Chaos:
             raise HarnessError("informerd died %s (status %s); log tail:\n%s"
                                % (when, self.server.proc.returncode,
                                   harness.tail(self.server.log_path)))
+        reports = self.server.sanitizer_reports()
+        if reports:
+            raise HarnessError("sanitizer reports in informerd's log %s:\n%s"
+                               % (when, "\n".join(reports[:10])))
         limit = self.args.rss_limit_mb << 20
         if peak_rss > limit:
             raise HarnessError("informerd RSS peaked at %d MB %s, over the %d MB bound"
                                % (peak_rss >> 20, when, self.args.rss_limit_mb))
         harness.wait_quiescent(self.clients, self.api, self.churn,
                                self.args.settle_timeout, when)
-        return "informerd alive, peak RSS %d MB, %d objects, clients match the LIST" % (
+        return ("informerd alive, no sanitizer report, peak RSS %d MB, %d objects, "
+                "clients match the LIST") % (
             peak_rss >> 20, len(self.api.list_configmaps(self.namespace)))
 
     def run_fault(self, name: str, seconds: float, case: TestCase) -> None:

@@ -26,6 +26,24 @@ unset INFORMERD_APISERVER_URL KUBECONFIG
 trap '"$root/hack/control-plane.sh" down' EXIT
 "$root/hack/control-plane.sh" up
 eval "$("$root/hack/control-plane.sh" env)"
+
+# informerd itself runs with AddressSanitizer and UBSan, so that a fault
+# that corrupts memory shows as a report in its log (chaos.py checks) and
+# not as a silent wrong answer. The output base is the one hack/test.sh's
+# ASan suite uses, whose objects this build reuses.
+asan_log="$cache/chaos-asan-build.log"
+asan_base="$cache/bazel-asan"
+if ! asan_bin="$(cd "$root" &&
+  bazel --output_base="$asan_base" build --config=asan --symlink_prefix=/ \
+    //server:informerd >"$asan_log" 2>&1 &&
+  bazel --output_base="$asan_base" info --config=asan bazel-bin 2>>"$asan_log")"; then
+  echo "building informerd with --config=asan failed; last lines of $asan_log:" >&2
+  tail -n 30 "$asan_log" >&2
+  exit 1
+fi
+export INFORMERD_BINARY="$asan_bin/server/informerd"
+# Leaks at a kill -9 are not findings; UBSan reports go on, with a stack.
+export ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1
 source "$root/tests/e2e/prepare.sh"
 
 churner_log="$cache/chaos-build.log"

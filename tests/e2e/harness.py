@@ -76,6 +76,11 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+# How ASan, LSan and TSan open a report, and how UBSan prints each of its own.
+SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                     "WARNING: ThreadSanitizer", "runtime error:")
+
+
 def tail(path: str, lines: int = 30) -> str:
     try:
         with open(path, "rb") as f:
@@ -257,6 +262,16 @@ class Informerd:
         between()
         self.restarts += 1
         self.start()
+
+    def sanitizer_reports(self) -> List[str]:
+        """Lines of the log where a sanitizer (ASan, UBSan, TSan, LSan)
+        reported an error: empty unless informerd was built with one."""
+        try:
+            with open(self.log_path, "rb") as f:
+                lines = f.read().decode("utf-8", "replace").splitlines()
+        except OSError as e:
+            return ["(cannot read %s: %s)" % (self.log_path, e)]
+        return [line for line in lines if any(marker in line for marker in SANITIZER_MARKERS)]
 
     def rss_bytes(self) -> int:
         with open("/proc/%d/status" % self.proc.pid) as f:

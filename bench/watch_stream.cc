@@ -1,0 +1,35 @@
+#include "bench/watch_stream.h"
+
+namespace informerd::bench {
+
+void WatchStream::Start(v1::Cache::Stub* stub, const v1::WatchRequest& request) {
+  stub->async()->Watch(&context_, &request, this);
+  StartRead(&event_);
+  StartCall();
+}
+
+void WatchStream::OnReadDone(bool ok) {
+  if (!ok) return;
+  OnEvent(event_);
+  StartRead(&event_);
+}
+
+void WatchStream::OnDone(const grpc::Status&) {
+  absl::MutexLock lock(&mu_);
+  done_ = true;
+}
+
+void WatchStream::AwaitDone() {
+  absl::MutexLock lock(&mu_);
+  mu_.Await(absl::Condition(&done_));
+}
+
+std::unique_ptr<v1::Cache::Stub> NewStubOnOwnConnection(const std::string& address) {
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  args.SetMaxReceiveMessageSize(-1);
+  return v1::Cache::NewStub(
+      grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
+}
+
+}  // namespace informerd::bench
