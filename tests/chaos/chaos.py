@@ -12,8 +12,10 @@ events; a client opening and abandoning streams in a tight loop.
 
 After each fault: informerd is alive, its log holds no sanitizer report
 (run.sh builds it with ASan and UBSan), its RSS (sampled through the
-fault) stayed under --rss-limit-mb, and every client's handler state equals
-the apiserver's LIST with consistent handler lines (harness.wait_quiescent).
+fault) stayed under --rss-limit-mb (500 by default; the ASan build starts
+at about 330 MB, its allocator and shadow memory), and every client's
+handler state equals the apiserver's LIST with consistent handler lines
+(harness.wait_quiescent).
 At the end the clients' CACHE lines must equal the LIST.
 
 --soak HOURS loops random faults and prints the invariants after each.

@@ -43,7 +43,10 @@ if ! asan_bin="$(cd "$root" &&
 fi
 export INFORMERD_BINARY="$asan_bin/server/informerd"
 # Leaks at a kill -9 are not findings; UBSan reports go on, with a stack.
-export ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1
+# ASan holds up to 256 MB of freed memory back by default, which would
+# swamp the RSS bound; 32 MB still catches a use soon after the free.
+export ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=32
+export UBSAN_OPTIONS=print_stacktrace=1
 source "$root/tests/e2e/prepare.sh"
 
 churner_log="$cache/chaos-build.log"
