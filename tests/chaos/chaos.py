@@ -29,7 +29,6 @@ import random
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.parse
@@ -364,11 +363,7 @@ def run_soak(chaos: Chaos, args: argparse.Namespace) -> List[TestCase]:
 
 def main(argv: List[str]) -> int:
     args = parse_args(argv)
-    workdir = args.workdir or tempfile.mkdtemp(prefix="informerd-chaos-")
-    os.makedirs(workdir, exist_ok=True)
-    harness.stage_binaries(workdir)
-    seed = args.seed if args.seed is not None else random.randrange(1 << 31)
-    print("chaos: seed %d, logs in %s" % (seed, workdir), flush=True)
+    workdir, seed = harness.start_run("chaos", args.workdir, args.seed)
     chaos = Chaos(args, workdir, random.Random(seed))
     try:
         cases = run_soak(chaos, args) if args.soak else run_bounded(chaos, args)

@@ -18,7 +18,6 @@ import argparse
 import os
 import random
 import sys
-import tempfile
 from typing import List
 
 import harness
@@ -114,11 +113,7 @@ def run_language(lang: str, args: argparse.Namespace, workdir: str, seed: int,
 
 def main(argv: List[str]) -> int:
     args = parse_args(argv)
-    workdir = args.workdir or tempfile.mkdtemp(prefix="informerd-e2e-")
-    os.makedirs(workdir, exist_ok=True)
-    harness.stage_binaries(workdir)
-    seed = args.seed if args.seed is not None else random.randrange(1 << 31)
-    print("e2e: seed %d, logs in %s" % (seed, workdir), flush=True)
+    workdir, seed = harness.start_run("e2e", args.workdir, args.seed)
     cases = []
     for lang in args.langs:
         case = TestCase(lang)

@@ -17,18 +17,20 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import signal
 import socket
 import ssl
 import subprocess
+import tempfile
 import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import xml.etree.ElementTree as ET
-from typing import Callable, Dict, List, Optional, Sequence, Set
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Set by stage_binaries.
@@ -67,6 +69,18 @@ def stage_binaries(workdir: str) -> None:
         shutil.copyfile(source, target)
         os.chmod(target, 0o755)
         globals()[variable] = target
+
+
+def start_run(suite: str, workdir: Optional[str], seed: Optional[int]) -> Tuple[str, int]:
+    """Makes the run's work directory (workdir, or a new temporary one),
+    stages the binaries there and settles the seed (seed, or a random one);
+    prints both, so that a failed run can be looked into and repeated."""
+    workdir = workdir or tempfile.mkdtemp(prefix="informerd-%s-" % suite)
+    os.makedirs(workdir, exist_ok=True)
+    stage_binaries(workdir)
+    seed = seed if seed is not None else random.randrange(1 << 31)
+    print("%s: seed %d, logs in %s" % (suite, seed, workdir), flush=True)
+    return workdir, seed
 
 
 def free_port() -> int:
