@@ -161,6 +161,7 @@ std::unique_ptr<service::ServedResource> StartResource(kube::RestClient& client,
   reflector_options.namespace_name = wanted.namespace_;
   reflector_options.label_selector = wanted.label_selector;
   reflector_options.field_selector = wanted.field_selector;
+  reflector_options.cut_managed_fields_from_lists = wanted.strip_managed_fields;
   served->reflector = std::make_unique<kube::Reflector>(&client, served->info, reflector_options,
                                                         served->informer.get());
   served->reflector->Start();

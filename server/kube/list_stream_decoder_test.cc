@@ -19,8 +19,9 @@ struct Result {
   absl::StatusOr<std::string> rest;
 };
 
-Result Decode(std::string_view body, size_t chunk_size) {
-  ListStreamDecoder decoder;
+Result Decode(std::string_view body, size_t chunk_size,
+              std::vector<std::string> erase_member = {}) {
+  ListStreamDecoder decoder(ListStreamDecoder::kDefaultMaxItemBytes, std::move(erase_member));
   Result result{{}, std::string()};
   for (size_t i = 0; i < body.size(); i += chunk_size) {
     absl::Status status = decoder.Feed(body.substr(i, chunk_size), [&](std::string* item) {
@@ -94,6 +95,78 @@ TEST(ListStreamDecoder, OversizedItemIsRefused) {
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
 }
 
+struct EraseCase {
+  std::string item;
+  std::string expected;
+};
+
+const std::vector<std::string> kManagedFields = {"metadata", "managedFields"};
+
+TEST(ListStreamDecoder, CutsTheNamedMemberAtEveryChunkBoundary) {
+  const std::vector<EraseCase> cases = {
+      // In the middle; the strings inside hold brackets and quotes.
+      {R"({"metadata":{"name":"a","managedFields":[{"f:x":{"}\"]":1}}],"labels":{"k":"v"}},)"
+       R"("spec":{"managedFields":1}})",
+       R"({"metadata":{"name":"a","labels":{"k":"v"}},"spec":{"managedFields":1}})"},
+      // Last, first, alone.
+      {R"({"metadata":{"name":"b","managedFields":[]}})", R"({"metadata":{"name":"b"}})"},
+      {R"({"metadata":{"managedFields":"x","name":"c"}})", R"({"metadata":{"name":"c"}})"},
+      {R"({"metadata":{"managedFields":null}})", R"({"metadata":{}})"},
+      // White space everywhere JSON allows it.
+      {R"({ "metadata" : { "name" : "e" , "managedFields" : [ 1 , 2 ] } })",
+       R"({ "metadata" : { "name" : "e" } })"},
+      // Only the first member of each name counts, as FindMember finds it.
+      {R"({"metadata":{"managedFields":1,"managedFields":2}})",
+       R"({"metadata":{"managedFields":2}})"},
+      {R"({"metadata":5,"x":{"metadata":{"managedFields":1}}})",
+       R"({"metadata":5,"x":{"metadata":{"managedFields":1}}})"},
+      {R"({"metadata":{"name":"f"},"metadata":{"managedFields":1}})",
+       R"({"metadata":{"name":"f"},"metadata":{"managedFields":1}})"},
+      // The same keys deeper down are other members.
+      {R"({"spec":{"metadata":{"managedFields":1}},"metadata":{"name":"g"}})",
+       R"({"spec":{"metadata":{"managedFields":1}},"metadata":{"name":"g"}})"},
+      // A key with escapes may be the one: the item is left whole.
+      {R"({"metad\u0061ta":{"managedFields":1},"metadata":{"managedFields":1}})",
+       R"({"metad\u0061ta":{"managedFields":1},"metadata":{"managedFields":1}})"},
+      // Brackets that do not pair up: left whole, for the parser to refuse.
+      {R"({"metadata":{"managedFields":[}{]}})", R"({"metadata":{"managedFields":[}{]}})"},
+      // Not an object: nothing to search.
+      {R"([{"metadata":{"managedFields":1}}])", R"([{"metadata":{"managedFields":1}}])"},
+  };
+  std::string body = R"({"items":[)";
+  for (size_t i = 0; i < cases.size(); ++i) {
+    if (i > 0) body += ",";
+    body += cases[i].item;
+  }
+  body += R"(,"scalar"]})";
+  for (size_t chunk = 1; chunk <= body.size(); ++chunk) {
+    Result result = Decode(body, chunk, kManagedFields);
+    ASSERT_TRUE(result.rest.ok()) << result.rest.status() << " chunk " << chunk;
+    ASSERT_EQ(result.items.size(), cases.size() + 1) << "chunk " << chunk;
+    for (size_t i = 0; i < cases.size(); ++i) {
+      EXPECT_EQ(result.items[i], cases[i].expected) << "chunk " << chunk;
+    }
+    EXPECT_EQ(result.items.back(), R"("scalar")");
+  }
+}
+
+TEST(ListStreamDecoder, CutItemsParseAsTheOriginalWithoutTheMember) {
+  const std::string item =
+      R"({"kind":"Pod","metadata":{"name":"p","labels":{"a":"b"},"managedFields":[)"
+      R"({"manager":"kubectl","fieldsV1":{"f:spec":{"f:containers":{"k:{\"name\":\"c\"}":{}}}}}]},)"
+      R"("spec":{"containers":[{"name":"c"}]}})";
+  Result result = Decode(R"({"items":[)" + item + "]}", 7, kManagedFields);
+  ASSERT_TRUE(result.rest.ok());
+  ASSERT_EQ(result.items.size(), 1u);
+  rapidjson::Document cut;
+  cut.Parse(result.items[0].c_str());
+  ASSERT_FALSE(cut.HasParseError()) << result.items[0];
+  rapidjson::Document original;
+  original.Parse(item.c_str());
+  original["metadata"].EraseMember("managedFields");
+  EXPECT_TRUE(cut == original) << result.items[0];
+}
+
 TEST(ListStreamDecoder, RandomBytesNeverCrash) {
   std::mt19937 random(7);
   const std::string alphabet = "{}[]\",:\\ abitems";
@@ -102,6 +175,7 @@ TEST(ListStreamDecoder, RandomBytesNeverCrash) {
     int length = static_cast<int>(random() % 60);
     for (int j = 0; j < length; ++j) body.push_back(alphabet[random() % alphabet.size()]);
     (void)Decode(body, 1 + random() % 7);
+    (void)Decode(body, 1 + random() % 7, {"a", "b"});
   }
 }
 

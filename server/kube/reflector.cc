@@ -144,7 +144,10 @@ bool Reflector::ListAll(Failure* failure) {
     }
     // Items are parsed as they arrive, overlapping the transfer, and the
     // page is never held whole.
-    ListStreamDecoder decoder(options_.max_frame_bytes);
+    ListStreamDecoder decoder(options_.max_frame_bytes,
+                              options_.cut_managed_fields_from_lists
+                                  ? std::vector<std::string>{"metadata", "managedFields"}
+                                  : std::vector<std::string>{});
     absl::Status item_status;
     if (continue_token.empty()) sink_->OnListStart();
     absl::StatusOr<HttpResponse> response = client_->Stream(

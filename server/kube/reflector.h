@@ -44,6 +44,10 @@ struct ReflectorOptions {
   absl::Duration max_watch_timeout = absl::Minutes(10);
   BackoffPolicy backoff;
   size_t max_frame_bytes = WatchDecoder::kDefaultMaxFrameBytes;
+  // Cut metadata.managedFields out of listed items before they are parsed,
+  // for a sink that drops it anyway (see ListStreamDecoder: it is half of a
+  // typical object). Watch events still carry it.
+  bool cut_managed_fields_from_lists = false;
 };
 
 // Counters for observability; each is monotonically increasing.

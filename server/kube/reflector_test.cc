@@ -33,7 +33,10 @@ class RecordingSink : public ListWatchSink {
  public:
   void OnListStart() override { Record("start"); }
   void OnListItem(rapidjson::Value& object) override {
-    Record("item " + Name(object));
+    auto metadata = object.FindMember("metadata");
+    const bool managed = metadata != object.MemberEnd() && metadata->value.IsObject() &&
+                         metadata->value.HasMember("managedFields");
+    Record("item " + Name(object) + (managed ? " with managedFields" : ""));
   }
   void OnListEnd(std::string_view resource_version) override {
     Record("end " + std::string(resource_version));
@@ -221,6 +224,22 @@ class ReflectorTest : public ::testing::Test {
   RecordingSink sink_;
   std::unique_ptr<Reflector> reflector_;
 };
+
+TEST_F(ReflectorTest, ListedItemsLoseManagedFieldsOnlyWhenAsked) {
+  const std::string pod =
+      R"({"metadata":{"name":"a","resourceVersion":"5","managedFields":[{"manager":"m"}]}})";
+  AddList(200, Page({pod}, "10"));
+  AddList(200, Page({pod}, "10"));
+  options_.cut_managed_fields_from_lists = true;
+  StartReflector();
+  ASSERT_TRUE(sink_.WaitFor("end 10"));
+  reflector_->Stop();
+  options_.cut_managed_fields_from_lists = false;
+  StartReflector();
+  ASSERT_TRUE(WaitForWatches(2));
+  EXPECT_THAT(sink_.lines(), ElementsAre("start", "item a", "end 10", "start",
+                                         "item a with managedFields", "end 10"));
+}
 
 TEST_F(ReflectorTest, PagedListThenWatchEventsReachTheSink) {
   options_.label_selector = "app in (web)";

@@ -50,7 +50,8 @@ printf '%s' "$(printf 'i1:5:ns/name' | base64 | tr '+/' '-_' | tr -d '=')" \
 printf 'app in (a,b),!tier' >"$out_dir/selector_fuzzer.corpus/seed"
 printf '{"a":["x\\n\\u0001",1.5,true,null],"long":"%s"}' "$(printf 'v%.0s' {1..40})" \
   >"$out_dir/json_writer_fuzzer.corpus/seed"
-printf '\007{"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[{"a":"}"},{"b":[1]}]}' \
+printf '\007{"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[{"a":"}"},{"b":[1]},%s]}' \
+  '{"metadata":{"name":"p","managedFields":[{"f:x":{"}":[]}}],"uid":"u"},"spec":{}}' \
   >"$out_dir/list_stream_decoder_fuzzer.corpus/seed"
 printf '\005{"type":"ADDED","object":{}}\n\r\n  {"type":"BOOKMARK"} \n{"type"' \
   >"$out_dir/watch_decoder_fuzzer.corpus/seed"
