@@ -1,28 +1,13 @@
 #include "server/kube/list_stream_decoder.h"
 
-#include <cstring>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "server/kube/json_scan.h"
 
 namespace informerd::kube {
-namespace {
-
-bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
-// The position of the first '"' or '\\' in data[from, end), or end.
-size_t FindQuoteOrBackslash(const char* data, size_t from, size_t end) {
-  const char* const begin = data + from;
-  const char* const quote = static_cast<const char*>(std::memchr(begin, '"', end - from));
-  const char* const stop = quote == nullptr ? data + end : quote;
-  const char* const backslash =
-      static_cast<const char*>(std::memchr(begin, '\\', stop - begin));
-  return (backslash == nullptr ? stop : backslash) - data;
-}
-
-}  // namespace
-
 ListStreamDecoder::ListStreamDecoder(size_t max_item_bytes, std::vector<std::string> erase_member)
-    : max_item_bytes_(max_item_bytes), erase_member_(std::move(erase_member)) {}
+    : max_item_bytes_(max_item_bytes), cut_(std::move(erase_member)) {}
 
 absl::Status ListStreamDecoder::Fail(std::string reason) {
   failed_ = true;
@@ -46,7 +31,7 @@ absl::Status ListStreamDecoder::Feed(std::string_view chunk, OnItem on_item) {
     }
 
     if (mode_ == Mode::kBetweenItems) {
-      if (IsSpace(c) || c == ',') continue;
+      if (IsJsonSpace(c) || c == ',') continue;
       if (c == ']') {
         depth_ = 1;
         rest_.append("[]");
@@ -57,8 +42,8 @@ absl::Status ListStreamDecoder::Feed(std::string_view chunk, OnItem on_item) {
       if (c == '{' || c == '[') {
         mode_ = Mode::kInItem;
         depth_ = 3;
-        StartEraseSearch();
-        if (c == '[') StopEraseSearch();  // not an object: nothing to cut
+        cut_.Start(/*depth=*/3);
+        if (c == '[') cut_.Stop();  // not an object: nothing to cut
       } else {
         // A scalar element (not a Kubernetes object; the caller rejects it).
         mode_ = Mode::kInScalar;
@@ -78,7 +63,7 @@ absl::Status ListStreamDecoder::Feed(std::string_view chunk, OnItem on_item) {
         }
         continue;
       }
-      if (!IsSpace(c) && c != ',' && c != ']') continue;
+      if (!IsJsonSpace(c) && c != ',' && c != ']') continue;
       absl::Status status = CompleteItem(chunk.substr(item_run, i - item_run), on_item);
       if (!status.ok()) return status;
       if (c == ']') {
@@ -110,7 +95,7 @@ absl::Status ListStreamDecoder::Feed(std::string_view chunk, OnItem on_item) {
       }
       continue;
     }
-    if (IsSpace(c)) continue;
+    if (IsJsonSpace(c)) continue;
     if (mode_ == Mode::kAfterBody) return Fail("data after the list object");
     if (mode_ == Mode::kBeforeBody) {
       if (c != '{') return Fail("not a JSON object");
@@ -164,8 +149,8 @@ absl::Status ListStreamDecoder::AppendToItem(std::string_view bytes) {
 
 absl::Status ListStreamDecoder::CompleteItem(std::string_view tail, OnItem on_item) {
   if (absl::Status status = AppendToItem(tail); !status.ok()) return status;
-  if (mode_ == Mode::kInItem && erase_.erase_end >= 0) {
-    item_.erase(erase_.erase_begin, erase_.erase_end - erase_.erase_begin);
+  if (mode_ == Mode::kInItem && cut_.found()) {
+    item_.erase(cut_.cut_begin(), cut_.cut_end() - cut_.cut_begin());
   }
   absl::Status status = on_item(&item_);
   item_.clear();
@@ -174,57 +159,10 @@ absl::Status ListStreamDecoder::CompleteItem(std::string_view tail, OnItem on_it
   return status;
 }
 
-// Inside the value to cut: finds where it ends, checking that its brackets
-// pair up (the cut value is never parsed, so a mismatch would otherwise go
-// unseen and a broken item could come out whole). Called for every
-// character between strings of the value, so it keeps to a switch and bits.
-inline void ListStreamDecoder::TrackCutValue(char c, int64_t offset) {
-  switch (c) {
-    case '{':
-    case '[':
-      if (erase_.open_count == 64) {
-        StopEraseSearch();
-        return;
-      }
-      erase_.open_brackets = (erase_.open_brackets << 1) | (c == '{' ? 1 : 0);
-      ++erase_.open_count;
-      return;
-    case '}':
-    case ']':
-      if (erase_.open_count > 0) {
-        if ((erase_.open_brackets & 1) != (c == '}' ? 1u : 0u)) {
-          StopEraseSearch();
-          return;
-        }
-        erase_.open_brackets >>= 1;
-        --erase_.open_count;
-        return;
-      }
-      if (c == ']') {
-        StopEraseSearch();  // an object closed by a bracket: left to the parser
-        return;
-      }
-      // The last member: the comma before it goes with it, if any.
-      erase_.erase_begin = erase_.last_comma >= 0 ? erase_.last_comma : erase_.member_begin;
-      erase_.erase_end = offset;
-      StopEraseSearch();
-      return;
-    case ',':
-      if (erase_.open_count > 0) return;
-      // Not the last member: the comma after it goes with it.
-      erase_.erase_begin = erase_.member_begin;
-      erase_.erase_end = offset + 1;
-      StopEraseSearch();
-      return;
-    default:
-      return;  // a scalar's characters, a string's opening quote, white space
-  }
-}
-
 // Most of an item's bytes are inside strings, so strings are skipped with
 // memchr rather than byte by byte: this loop is most of a cold sync's parse.
-// The search for erase_member_ only looks at the bytes between strings, and
-// at keys of the objects on its path.
+// The cut's search sees the characters between strings, and the keys it
+// asks for.
 size_t ListStreamDecoder::ScanItem(std::string_view chunk, size_t i, int64_t item_offset) {
   const char* const data = chunk.data();
   const size_t end = chunk.size();
@@ -239,30 +177,21 @@ size_t ListStreamDecoder::ScanItem(std::string_view chunk, size_t i, int64_t ite
     }
     if (in_string) {
       const size_t stop = FindQuoteOrBackslash(data, i, end);
-      if (erase_.reading_key) erase_.key.append(data + i, stop - i);
+      if (cut_.reading_key()) cut_.AppendKeyBytes(data + i, stop - i);
       i = stop;
       if (i == end) break;
       if (data[i] == '\\') {
         escaped = true;
-        // A key spelled with escapes may still be the one searched for;
-        // RapidJSON would know, this scan does not.
-        if (erase_.reading_key) StopEraseSearch();
+        if (cut_.reading_key()) cut_.OnKeyEscape();
       } else {
         in_string = false;
-        if (erase_.reading_key) KeyRead();
+        if (cut_.reading_key()) cut_.OnKeyEnd();
       }
       ++i;
       continue;
     }
     const char c = data[i];
-    if (erase_.searching) {
-      const int64_t offset = item_offset + static_cast<int64_t>(i);
-      if (erase_.phase == EraseSearch::Phase::kInValue) {
-        TrackCutValue(c, offset);
-      } else {
-        TrackStructure(c, depth, offset);
-      }
-    }
+    if (cut_.searching()) cut_.OnStructure(c, depth, item_offset + static_cast<int64_t>(i));
     if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
@@ -276,74 +205,6 @@ size_t ListStreamDecoder::ScanItem(std::string_view chunk, size_t i, int64_t ite
   in_string_ = in_string;
   escaped_ = escaped;
   return i;
-}
-
-void ListStreamDecoder::StartEraseSearch() {
-  erase_.searching = !erase_member_.empty();
-  erase_.level = 0;
-  erase_.phase = EraseSearch::Phase::kMembers;
-  erase_.expect_key = true;
-  erase_.reading_key = false;
-  erase_.key.clear();
-  erase_.member_begin = -1;
-  erase_.last_comma = -1;
-  erase_.open_brackets = 0;
-  erase_.open_count = 0;
-  erase_.erase_begin = -1;
-  erase_.erase_end = -1;
-}
-
-// Follows the members of the object at depth 3 + level, the item itself or
-// the value of the path's keys matched so far, from one character between
-// strings to the next.
-void ListStreamDecoder::TrackStructure(char c, int depth, int64_t offset) {
-  const int searched_depth = 3 + static_cast<int>(erase_.level);
-  switch (erase_.phase) {
-    case EraseSearch::Phase::kMembers:
-      if (depth != searched_depth) return;  // inside another member's value
-      if (c == '"' && erase_.expect_key) {
-        erase_.expect_key = false;
-        erase_.reading_key = true;
-        erase_.key.clear();
-        erase_.member_begin = offset;
-      } else if (c == ',') {
-        erase_.expect_key = true;
-        erase_.last_comma = offset;
-      } else if (c == '}' || c == ']') {
-        StopEraseSearch();  // the object ends without the key
-      }
-      return;
-    case EraseSearch::Phase::kAfterKey:
-      if (c == ':') erase_.phase = EraseSearch::Phase::kBeforeValue;
-      return;
-    case EraseSearch::Phase::kBeforeValue:
-      if (IsSpace(c)) return;
-      if (erase_.level + 1 < erase_member_.size()) {
-        // An inner key of the path: its value must be an object to search.
-        if (c != '{') {
-          StopEraseSearch();
-          return;
-        }
-        ++erase_.level;
-        erase_.phase = EraseSearch::Phase::kMembers;
-        erase_.expect_key = true;
-        erase_.last_comma = -1;
-        return;
-      }
-      erase_.phase = EraseSearch::Phase::kInValue;
-      TrackCutValue(c, offset);
-      return;
-    case EraseSearch::Phase::kInValue:
-      TrackCutValue(c, offset);
-      return;
-  }
-}
-
-void ListStreamDecoder::KeyRead() {
-  erase_.reading_key = false;
-  if (erase_.key == erase_member_[erase_.level]) {
-    erase_.phase = EraseSearch::Phase::kAfterKey;
-  }
 }
 
 absl::StatusOr<std::string> ListStreamDecoder::Finish() {

@@ -10,10 +10,8 @@
 // The apiserver writes metadata before items, but nothing here relies on it.
 //
 // It can also cut one member out of every item's text on the way (by
-// default none): the Reflector has it cut metadata.managedFields, which the
-// cache drops anyway and which is half of a typical object's bytes and more
-// than half of its parse. The member is found during the scan the split
-// needs anyway, so it is never parsed.
+// default none; see MemberCut): the Reflector has it cut
+// metadata.managedFields, found during the scan the split needs anyway.
 //
 // Thread safety: none; one decoder per response.
 #ifndef INFORMERD_SERVER_KUBE_LIST_STREAM_DECODER_H_
@@ -28,6 +26,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "server/kube/member_cut.h"
 
 namespace informerd::kube {
 
@@ -37,12 +36,8 @@ class ListStreamDecoder {
   static constexpr size_t kMaxRestBytes = size_t{1} << 20;
 
   // `erase_member`: a path of keys from an item's root, e.g. {"metadata",
-  // "managedFields"}; empty to cut nothing. Each key is looked up as
-  // RapidJSON's FindMember does (the first member of that name), and a key
-  // written with escapes at a level being searched ends the search in that
-  // item, whose text is then left whole. Inside the cut value only strings
-  // and bracket pairs are checked, not the JSON grammar: name only members
-  // the caller drops.
+  // "managedFields"}, cut by MemberCut's rules; empty to cut nothing. Name
+  // only members the caller drops (the cut value is not parsed).
   explicit ListStreamDecoder(size_t max_item_bytes = kDefaultMaxItemBytes,
                              std::vector<std::string> erase_member = {});
 
@@ -76,40 +71,8 @@ class ListStreamDecoder {
   // REQUIRES: mode_ == Mode::kInItem.
   size_t ScanItem(std::string_view chunk, size_t i, int64_t item_offset);
 
-  // The search for erase_member_ in the current item. `offset` is the
-  // character's offset in the item and `depth` the depth before it.
-  void StartEraseSearch();
-  void TrackStructure(char c, int depth, int64_t offset);
-  void TrackCutValue(char c, int64_t offset);
-  void KeyRead();
-  // Ends the search, keeping what it found.
-  void StopEraseSearch() {
-    erase_.searching = false;
-    erase_.reading_key = false;
-  }
-
-  // Where the search in the current item stands; see TrackStructure.
-  struct EraseSearch {
-    enum class Phase { kMembers, kAfterKey, kBeforeValue, kInValue };
-    bool searching = false;
-    size_t level = 0;  // keys of the path matched; the object searched is at depth 3 + level
-    Phase phase = Phase::kMembers;
-    bool expect_key = false;
-    bool reading_key = false;
-    std::string key;
-    int64_t member_begin = -1;  // the matched key's opening quote
-    int64_t last_comma = -1;    // the last ',' between members of the object searched
-    // Brackets open inside the value being cut, a bit each (1 for '{'), so
-    // that a '}' closing a '[' is caught; deeper than 64 is left whole.
-    uint64_t open_brackets = 0;
-    int open_count = 0;
-    int64_t erase_begin = -1;   // the bytes to cut, once found
-    int64_t erase_end = -1;
-  };
-
   const size_t max_item_bytes_;
-  const std::vector<std::string> erase_member_;
-  EraseSearch erase_;
+  MemberCut cut_;  // of erase_member, in the current item
   Mode mode_ = Mode::kBeforeBody;
   int depth_ = 0;
   bool in_string_ = false;

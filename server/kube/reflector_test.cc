@@ -32,12 +32,7 @@ std::string Name(const rapidjson::Value& object) {
 class RecordingSink : public ListWatchSink {
  public:
   void OnListStart() override { Record("start"); }
-  void OnListItem(rapidjson::Value& object) override {
-    auto metadata = object.FindMember("metadata");
-    const bool managed = metadata != object.MemberEnd() && metadata->value.IsObject() &&
-                         metadata->value.HasMember("managedFields");
-    Record("item " + Name(object) + (managed ? " with managedFields" : ""));
-  }
+  void OnListItem(rapidjson::Value& object) override { Record("item " + Describe(object)); }
   void OnListEnd(std::string_view resource_version) override {
     Record("end " + std::string(resource_version));
   }
@@ -48,7 +43,7 @@ class RecordingSink : public ListWatchSink {
       absl::MutexLock lock(&mu_);
       last_data_ = data->value.GetString();
     }
-    Record(std::string(kNames[static_cast<int>(type)]) + " " + Name(object));
+    Record(std::string(kNames[static_cast<int>(type)]) + " " + Describe(object));
   }
   void OnBookmark(std::string_view resource_version) override {
     Record("bookmark " + std::string(resource_version));
@@ -73,6 +68,14 @@ class RecordingSink : public ListWatchSink {
   }
 
  private:
+  // The name, and whether managedFields reached the sink.
+  static std::string Describe(const rapidjson::Value& object) {
+    auto metadata = object.FindMember("metadata");
+    const bool managed = metadata != object.MemberEnd() && metadata->value.IsObject() &&
+                         metadata->value.HasMember("managedFields");
+    return Name(object) + (managed ? " with managedFields" : "");
+  }
+
   void Record(std::string line) {
     absl::MutexLock lock(&mu_);
     lines_.push_back(std::move(line));
@@ -225,20 +228,25 @@ class ReflectorTest : public ::testing::Test {
   std::unique_ptr<Reflector> reflector_;
 };
 
-TEST_F(ReflectorTest, ListedItemsLoseManagedFieldsOnlyWhenAsked) {
-  const std::string pod =
-      R"({"metadata":{"name":"a","resourceVersion":"5","managedFields":[{"manager":"m"}]}})";
-  AddList(200, Page({pod}, "10"));
-  AddList(200, Page({pod}, "10"));
+TEST_F(ReflectorTest, ManagedFieldsAreCutFromListsOnlyWhenAsked) {
+  auto pod = [](const std::string& name) {
+    return absl::StrCat(R"({"metadata":{"name":")", name,
+                        R"(","resourceVersion":"5","managedFields":[{"manager":"m"}]}})");
+  };
+  for (const char* watched : {"b", "c"}) {
+    AddList(200, Page({pod("a")}, "10"));
+    AddWatch({Event("ADDED", pod(watched))}, StreamEnd::kHang);
+  }
   options_.cut_managed_fields_from_lists = true;
   StartReflector();
-  ASSERT_TRUE(sink_.WaitFor("end 10"));
+  ASSERT_TRUE(sink_.WaitFor("added b with managedFields"));
   reflector_->Stop();
   options_.cut_managed_fields_from_lists = false;
   StartReflector();
-  ASSERT_TRUE(WaitForWatches(2));
-  EXPECT_THAT(sink_.lines(), ElementsAre("start", "item a", "end 10", "start",
-                                         "item a with managedFields", "end 10"));
+  ASSERT_TRUE(sink_.WaitFor("added c with managedFields"));
+  EXPECT_THAT(sink_.lines(),
+              ElementsAre("start", "item a", "end 10", "added b with managedFields", "start",
+                          "item a with managedFields", "end 10", "added c with managedFields"));
 }
 
 TEST_F(ReflectorTest, PagedListThenWatchEventsReachTheSink) {
