@@ -1,6 +1,5 @@
 #include "server/selector/label_selector.h"
 
-#include <random>
 #include <string>
 #include <vector>
 
@@ -8,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/selector/random_inputs.h"
 #include "server/selector/labels.h"
 
 namespace informerd::selector {
@@ -346,41 +346,13 @@ TEST(LabelSelectorRobustnessTest, RandomInputs) {
       "-",  "_",  ".",   "/",     "é",  "Z",     "10", "\\"};
   const std::vector<Labels> label_sets = {
       {}, {{"a", "1"}}, {{"a", "b"}, {"app", "10"}, {"b", ""}}};
-  std::mt19937 random(20240601);
-  int valid = 0;
-  for (int i = 0; i < 20000; ++i) {
-    std::string text;
-    const int length = random() % 12;
-    for (int j = 0; j < length; ++j) {
-      if (random() % 20 == 0) {
-        text.push_back(static_cast<char>(random() % 256));
-      } else {
-        text += pieces[random() % pieces.size()];
-      }
-    }
-    absl::StatusOr<LabelSelector> selector = LabelSelector::Parse(text);
-    if (!selector.ok()) {
-      EXPECT_EQ(selector.status().code(), absl::StatusCode::kInvalidArgument)
-          << text;
-      EXPECT_THAT(std::string(selector.status().message()),
-                  StartsWith("label_selector: "))
-          << text;
-      EXPECT_THAT(std::string(selector.status().message()),
-                  HasSubstr(" at position "))
-          << text;
-      continue;
-    }
-    ++valid;
-    absl::StatusOr<LabelSelector> reparsed =
-        LabelSelector::Parse(selector->String());
-    ASSERT_TRUE(reparsed.ok())
-        << text << " -> " << selector->String() << ": " << reparsed.status();
-    EXPECT_EQ(reparsed->String(), selector->String()) << text;
-    EXPECT_EQ(reparsed->requirements(), selector->requirements()) << text;
-    for (const Labels& labels : label_sets) {
-      EXPECT_EQ(reparsed->Matches(labels), selector->Matches(labels)) << text;
-    }
-  }
+  const int valid = ParseRandomInputs<LabelSelector>(
+      pieces, /*max_pieces=*/11, "label_selector",
+      [&](const std::string& text, const LabelSelector& selector, const LabelSelector& reparsed) {
+        for (const Labels& labels : label_sets) {
+          EXPECT_EQ(reparsed.Matches(labels), selector.Matches(labels)) << text;
+        }
+      });
   // The alphabet must reach the valid grammar often enough to test it.
   EXPECT_GT(valid, 1000);
 }
