@@ -104,15 +104,31 @@ extra_suites+=(resilience)
 sanitized_tests() {
   local dir="$1" config="$2" testlogs file
   shift 2
-  local base="$INFORMERD_CACHE/bazel-$config"
+  local base="$INFORMERD_CACHE/bazel-$config" bep="$run_dir/bep-$config.json"
   local -a env_flags
   mapfile -t env_flags < <(test_env_flags)
   bazel --output_base="$base" test --config="$config" --symlink_prefix=/ \
-    --keep_going //server/... //client/cpp/... "$@" "${env_flags[@]}" || true
+    --keep_going --build_event_json_file="$bep" //server/... //client/cpp/... "$@" \
+    "${env_flags[@]}" || true
   testlogs="$(bazel --output_base="$base" info --config="$config" bazel-testlogs)"
   while IFS= read -r file; do
     cp "$file" "$dir/$config-$(tr / _ <<<"${file#"$testlogs"/}")"
-  done < <(find "$testlogs" -name test.xml)
+  done < <(reported_test_xmls "$bep")
+}
+
+# Prints the test.xml of every test result in a Bazel event file: the
+# reports of that invocation only, not those earlier invocations left in the
+# same testlogs tree.
+reported_test_xmls() {
+  [[ -s "$1" ]] || return 0
+  python3 - "$1" <<'PY'
+import json, sys, urllib.parse
+for line in open(sys.argv[1]):
+    for output in json.loads(line).get("testResult", {}).get("testActionOutput", []):
+        if output.get("name") == "test.xml":
+            path = urllib.parse.unquote(urllib.parse.urlparse(output["uri"]).path)
+            print(path)
+PY
 }
 
 # AddressSanitizer + UndefinedBehaviorSanitizer, also on the in-process
