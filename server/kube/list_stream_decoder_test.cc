@@ -132,6 +132,8 @@ TEST(ListStreamDecoder, CutsTheNamedMemberAtEveryChunkBoundary) {
        R"({"metad\u0061ta":{"managedFields":1},"metadata":{"managedFields":1}})"},
       // Brackets that do not pair up: left whole, for the parser to refuse.
       {R"({"metadata":{"managedFields":[}{]}})", R"({"metadata":{"managedFields":[}{]}})"},
+      // Text between a key and its colon: not JSON, left whole.
+      {R"({"metadata":{"managedFields" x :1}})", R"({"metadata":{"managedFields" x :1}})"},
       // Not an object: nothing to search.
       {R"([{"metadata":{"managedFields":1}}])", R"([{"metadata":{"managedFields":1}}])"},
   };

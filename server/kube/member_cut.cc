@@ -49,7 +49,11 @@ void MemberCut::TrackMembers(char c, int depth, int64_t offset) {
       }
       return;
     case Phase::kAfterKey:
-      if (c == ':') phase_ = Phase::kBeforeValue;
+      if (c == ':') {
+        phase_ = Phase::kBeforeValue;
+      } else if (!IsJsonSpace(c)) {
+        Stop();  // not JSON: left to the parser
+      }
       return;
     case Phase::kBeforeValue:
       if (IsJsonSpace(c)) return;

@@ -10,8 +10,9 @@
 // The rules are RapidJSON's FindMember: at each level the first member of
 // that name is followed, and only into an object. A key written with
 // escapes at a level being searched ends the search (it might be the key,
-// read as RapidJSON would), and so do brackets that do not pair up inside
-// the value to cut: the text is then left whole, for the parser to judge.
+// read as RapidJSON would), and so do anything but space between the key
+// and its colon and brackets that do not pair up inside the value to cut:
+// the text is then left whole, for the parser to judge.
 // Inside the cut value only strings and brackets are checked, not the JSON
 // grammar, so a path must name only members the caller drops.
 //
