@@ -13,6 +13,9 @@ Sources:
                    build counts as one failed case whatever old XML it left,
                    and a target Bazel calls failed counts at least one
                    failed case even when its XML shows none.
+                   Both may be repeated, one pair per Bazel run (the
+                   sanitizer runs have trees of their own); the Nth --bep
+                   goes with the Nth --testlogs.
   --junit-dir DIR  reports of another suite; every *.xml below DIR counts.
   --failed-without-report NAME
                    a suite or step that failed without writing a report;
@@ -165,20 +168,21 @@ def describe(counts):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--testlogs", type=pathlib.Path)
-    parser.add_argument("--bep", type=pathlib.Path)
+    parser.add_argument("--testlogs", type=pathlib.Path, action="append", default=[])
+    parser.add_argument("--bep", type=pathlib.Path, action="append", default=[])
     parser.add_argument("--junit-dir", type=pathlib.Path, action="append", default=[])
     parser.add_argument("--failed-without-report", action="append", default=[])
     args = parser.parse_args()
 
     total = Counts()
     rows = []
-    if args.bep is not None and args.testlogs is None:
-        parser.error("--bep needs --testlogs")
-    if args.testlogs is not None:
-        testlogs = args.testlogs.resolve()
-        if args.bep is not None:
-            targets = targets_from_bep(args.bep)
+    if args.bep and len(args.bep) != len(args.testlogs):
+        parser.error("each --bep needs its --testlogs")
+    beps = args.bep or [None] * len(args.testlogs)
+    for testlogs, bep in zip(args.testlogs, beps):
+        testlogs = testlogs.resolve()
+        if bep is not None:
+            targets = targets_from_bep(bep)
         else:
             targets = targets_from_tree(testlogs)
         for label in sorted(targets):

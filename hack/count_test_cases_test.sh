@@ -58,6 +58,21 @@ printf '<testsuite><testcase name="g"/></testsuite>' >"$TEST_TMPDIR/junit/go/rep
 expect_last_line "1 passed, 1 failed" python3 "$counter" \
   --junit-dir "$TEST_TMPDIR/junit" --failed-without-report "suite python"
 
+# Two Bazel runs, each with its own tree and event file: each tree counts
+# only the targets of its own run (the second run's tree holds a stale
+# report of a target it did not run).
+logs2="$TEST_TMPDIR/testlogs2"
+mkdir -p "$logs2/a/pass" "$logs2/old/gone"
+printf '<testsuite><testcase name="a"/></testsuite>' >"$logs2/a/pass/test.xml"
+printf '<testsuite><testcase name="old"/></testsuite>' >"$logs2/old/gone/test.xml"
+bep2="$TEST_TMPDIR/bep2.json"
+cat >"$bep2" <<'JSON'
+{"id":{"targetConfigured":{"label":"//a:pass"}},"configured":{"targetKind":"sh_test rule","testSize":"MEDIUM"}}
+{"id":{"testSummary":{"label":"//a:pass"}},"testSummary":{"overallStatus":"PASSED"}}
+JSON
+expect_last_line "5 passed, 2 failed" python3 "$counter" --testlogs "$logs" --bep "$bep" \
+  --testlogs "$logs2" --bep "$bep2"
+
 if python3 "$counter" --junit-dir "$TEST_TMPDIR/empty" >/dev/null; then
   echo "FAIL: a run without any test case exited 0"
   failures=$((failures + 1))

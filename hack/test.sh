@@ -83,8 +83,10 @@ run_bazel_tests() {
 # Suites outside Bazel (the Go, Java and Python clients, the helm chart) go
 # here, each as a function named suite_<name> that runs against the control
 # plane in this environment (eval'd from `control-plane.sh env`) and writes
-# JUnit XML into the directory given as $1. Append <name> to extra_suites.
-# A suite that exits non-zero without writing XML counts as one failure.
+# JUnit XML into the directory given as $1 (or, for another Bazel run, has
+# sanitized_tests record its testlogs and event file). Append <name> to
+# extra_suites. A suite that exits non-zero without writing XML counts as
+# one failure.
 extra_suites=()
 
 # Tests that kill and restart kube-apiserver run outside Bazel: Bazel's
@@ -98,43 +100,31 @@ suite_resilience() {
 extra_suites+=(resilience)
 
 # Runs the unit tests again under a sanitizer config, with any further
-# targets and flags given, and copies their reports into DIR as
-# CONFIG-*.xml. A separate output base keeps the main run's analysis cache
-# and bazel-* links intact. Usage: sanitized_tests DIR CONFIG [ARG...]
+# targets and flags given, in an output base of its own (the main run's
+# analysis cache and bazel-* links stay intact). Its testlogs tree and event
+# file are counted like the main run's (sanitizer_runs), so a sanitizer build
+# that fails counts as failures and reports left by earlier runs do not
+# count. Usage: sanitized_tests CONFIG [ARG...]
+sanitizer_runs="$run_dir/sanitizer-runs"
 sanitized_tests() {
-  local dir="$1" config="$2" testlogs file
-  shift 2
+  local config="$1" testlogs
+  shift
   local base="$INFORMERD_CACHE/bazel-$config" bep="$run_dir/bep-$config.json"
   local -a env_flags
   mapfile -t env_flags < <(test_env_flags)
   bazel --output_base="$base" test --config="$config" --symlink_prefix=/ \
     --keep_going --build_event_json_file="$bep" //server/... //client/cpp/... "$@" \
     "${env_flags[@]}" || true
+  # Without the event file Bazel failed early: the suite has no report.
+  [[ -s "$bep" ]] || return 1
   testlogs="$(bazel --output_base="$base" info --config="$config" bazel-testlogs)"
-  while IFS= read -r file; do
-    cp "$file" "$dir/$config-$(tr / _ <<<"${file#"$testlogs"/}")"
-  done < <(reported_test_xmls "$bep")
-}
-
-# Prints the test.xml of every test result in a Bazel event file: the
-# reports of that invocation only, not those earlier invocations left in the
-# same testlogs tree.
-reported_test_xmls() {
-  [[ -s "$1" ]] || return 0
-  python3 - "$1" <<'PY'
-import json, sys, urllib.parse
-for line in open(sys.argv[1]):
-    for output in json.loads(line).get("testResult", {}).get("testActionOutput", []):
-        if output.get("name") == "test.xml":
-            path = urllib.parse.unquote(urllib.parse.urlparse(output["uri"]).path)
-            print(path)
-PY
+  printf '%s\t%s\n' "$testlogs" "$bep" >>"$sanitizer_runs"
 }
 
 # AddressSanitizer + UndefinedBehaviorSanitizer, also on the in-process
 # integration tests (informerd's gRPC service against the real apiserver).
 suite_asan() {
-  sanitized_tests "$1" asan //tests/integration:oracle_test \
+  sanitized_tests asan //tests/integration:oracle_test \
     //tests/integration:slow_consumer_test
 }
 extra_suites+=(asan)
@@ -147,7 +137,7 @@ extra_suites+=(asan)
 suite_tsan() {
   local absl_lib
   absl_lib="$(hack/build-tsan-abseil.sh)" || return 1
-  sanitized_tests "$1" tsan --test_env=LD_LIBRARY_PATH="$absl_lib" \
+  sanitized_tests tsan --test_env=LD_LIBRARY_PATH="$absl_lib" \
     --test_env=TSAN_OPTIONS="suppressions=$INFORMERD_ROOT/hack/tsan-suppressions.txt"
 }
 extra_suites+=(tsan)
@@ -243,6 +233,11 @@ count_args=(--junit-dir "$junit_root")
 # failed_without_report); old reports in bazel-testlogs prove nothing then.
 if [[ -s "$run_dir/bep.json" ]]; then
   count_args+=(--testlogs "$INFORMERD_ROOT/bazel-testlogs" --bep "$run_dir/bep.json")
+fi
+if [[ -s "$sanitizer_runs" ]]; then
+  while IFS=$'\t' read -r testlogs bep; do
+    count_args+=(--testlogs "$testlogs" --bep "$bep")
+  done <"$sanitizer_runs"
 fi
 for failure in "${failed_without_report[@]}"; do
   count_args+=(--failed-without-report "$failure")
