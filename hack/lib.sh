@@ -71,6 +71,31 @@ SRC
   fi
 }
 
+# Builds TARGETs and prints the bazel-bin directory of that build (the
+# bazel-bin link follows whichever build ran last, whatever its options);
+# on failure shows the end of LOG on stderr and returns 1. OUTPUT_BASE (empty:
+# the workspace's own) and CONFIG (empty: none) choose the build; a build in
+# another output base leaves the workspace's bazel-* links alone.
+# Usage: informerd::bazel_build LOG OUTPUT_BASE CONFIG TARGET...
+informerd::bazel_build() {
+  local log="$1" base="$2" config="$3"
+  shift 3
+  local -a startup=() options=()
+  if [[ -n "$base" ]]; then
+    startup=(--output_base="$base")
+    options+=(--symlink_prefix=/)
+  fi
+  if [[ -n "$config" ]]; then options+=(--config="$config"); fi
+  mkdir -p "$(dirname "$log")"
+  if (cd "$INFORMERD_ROOT" && bazel "${startup[@]}" build "${options[@]}" "$@" >"$log" 2>&1 &&
+    bazel "${startup[@]}" info "${options[@]}" bazel-bin 2>>"$log"); then
+    return 0
+  fi
+  echo "building $* failed; last lines of $log:" >&2
+  tail -n 30 "$log" >&2
+  return 1
+}
+
 # Prints the path of the kube-apiserver binary, building it the first time.
 informerd::apiserver_binary() {
   "$INFORMERD_ROOT/hack/build-apiserver.sh"

@@ -12,7 +12,8 @@
 # (default $INFORMERD_CACHE/chaos-control-plane).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cache="${INFORMERD_CACHE:-$HOME/.cache/informerd}"
+source "$root/hack/lib.sh"
+cache="$INFORMERD_CACHE"
 
 free_port() {
   /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -31,16 +32,8 @@ eval "$("$root/hack/control-plane.sh" env)"
 # that corrupts memory shows as a report in its log (chaos.py checks) and
 # not as a silent wrong answer. The output base is the one hack/test.sh's
 # ASan suite uses, whose objects this build reuses.
-asan_log="$cache/chaos-asan-build.log"
-asan_base="$cache/bazel-asan"
-if ! asan_bin="$(cd "$root" &&
-  bazel --output_base="$asan_base" build --config=asan --symlink_prefix=/ \
-    //server:informerd >"$asan_log" 2>&1 &&
-  bazel --output_base="$asan_base" info --config=asan bazel-bin 2>>"$asan_log")"; then
-  echo "building informerd with --config=asan failed; last lines of $asan_log:" >&2
-  tail -n 30 "$asan_log" >&2
-  exit 1
-fi
+asan_bin="$(informerd::bazel_build "$cache/chaos-asan-build.log" "$cache/bazel-asan" asan \
+  //server:informerd)" || exit 1
 export INFORMERD_BINARY="$asan_bin/server/informerd"
 # Leaks at a kill -9 are not findings; UBSan reports go on, with a stack.
 # ASan holds up to 256 MB of freed memory back by default, which would
@@ -49,12 +42,7 @@ export ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=32
 export UBSAN_OPTIONS=print_stacktrace=1
 source "$root/tests/e2e/prepare.sh"
 
-churner_log="$cache/chaos-build.log"
-if ! bazel_bin="$(cd "$root" && bazel build //tests/chaos:stream_churner >"$churner_log" 2>&1 &&
-  bazel info bazel-bin 2>>"$churner_log")"; then
-  echo "building //tests/chaos:stream_churner failed; last lines of $churner_log:" >&2
-  tail -n 30 "$churner_log" >&2
-  exit 1
-fi
+bazel_bin="$(informerd::bazel_build "$cache/chaos-build.log" "" "" \
+  //tests/chaos:stream_churner)" || exit 1
 export STREAM_CHURNER_BINARY="$bazel_bin/tests/chaos/stream_churner"
 /usr/bin/python3 -u "$root/tests/chaos/chaos.py" "$@"

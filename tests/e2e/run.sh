@@ -11,5 +11,6 @@
 # hack/example.sh.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+source "$root/hack/lib.sh"
 source "$root/tests/e2e/prepare.sh"
 exec /usr/bin/python3 -u "$root/tests/e2e/e2e.py" "$@"
