@@ -12,8 +12,12 @@
 #   status  say what runs
 #
 # Settings (environment):
-#   INFORMERD_CP_DIR              state directory
-#                                 (default ~/.cache/informerd/control-plane)
+#   INFORMERD_KUBE_VERSION        1.37 (default): kube-apiserver v1.37 and
+#                                 etcd v3.6, built from Go modules
+#                                 (hack/build-upstream.sh); 1.20, the oldest
+#                                 supported: Debian's 1.20.2 and etcd 3.4
+#   INFORMERD_CP_DIR              state directory (default
+#                                 ~/.cache/informerd/control-plane-VERSION)
 #   INFORMERD_ETCD_CLIENT_PORT    default 23790
 #   INFORMERD_ETCD_PEER_PORT      default 23800
 #   INFORMERD_APISERVER_PORT      default 26443
@@ -41,7 +45,10 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-readonly cp_dir="${INFORMERD_CP_DIR:-$INFORMERD_CACHE/control-plane}"
+kube_version="$(informerd::kube_version)"
+readonly kube_version
+# One state directory per version: etcd 3.6 data cannot go back to 3.4.
+readonly cp_dir="${INFORMERD_CP_DIR:-$INFORMERD_CACHE/control-plane-$kube_version}"
 readonly pki_dir="$cp_dir/pki"
 readonly token_dir="$cp_dir/tokens"
 readonly kubeconfig_dir="$cp_dir/kubeconfig"
@@ -49,7 +56,6 @@ readonly log_dir="$cp_dir/logs"
 readonly pid_dir="$cp_dir/pids"
 readonly env_file="$cp_dir/env.sh"
 readonly token_identities=(admin alice bob carol)
-readonly etcd_bin=/usr/bin/etcd
 
 usage() {
   sed -n '6,12s/^# \{0,1\}//p' "$0" >&2
@@ -157,6 +163,7 @@ write_env_file() {
     printf 'export INFORMERD_CP_DIR=%q\n' "$cp_dir"
     # Tests run with another $HOME; this keeps them on the cached binaries.
     printf 'export INFORMERD_CACHE=%q\n' "$INFORMERD_CACHE"
+    printf 'export INFORMERD_KUBE_VERSION=%q\n' "$kube_version"
     printf 'export INFORMERD_APISERVER_URL=%q\n' "$server"
     printf 'export INFORMERD_ETCD_URL=%q\n' "$etcd_url"
     printf 'export INFORMERD_CA_FILE=%q\n' "$pki_dir/ca.crt"
@@ -264,7 +271,8 @@ running_server_url() {
 start_apiserver() {
   local apiserver_bin="$1" server="$2" etcd_url="$3"
   local apiserver_port="${server##*:}"
-  informerd::log "starting kube-apiserver on $server (log: $log_dir/kube-apiserver.log)"
+  informerd::log "starting kube-apiserver $("$apiserver_bin" --version | awk '{print $2}')" \
+    "on $server (log: $log_dir/kube-apiserver.log)"
   # The service account flags are required by 1.20 (the TokenRequest API
   # signs with the signing key); --api-audiences defaults to the issuer.
   # No controller manager runs, so ServiceAccount admission would reject
@@ -299,6 +307,12 @@ cmd_up() {
   fi
   # Whatever is left of an earlier, broken start goes first.
   stop_all
+  # etcd's data and the apiserver's storage versions belong to one version.
+  if [[ -d "$cp_dir/etcd-data" && -f "$cp_dir/kube-version" &&
+    "$(<"$cp_dir/kube-version")" != "$kube_version" ]]; then
+    informerd::die "$cp_dir holds the data of Kubernetes $(<"$cp_dir/kube-version")," \
+      "not $kube_version; remove $cp_dir/etcd-data or choose another INFORMERD_CP_DIR"
+  fi
 
   local etcd_client_port="${INFORMERD_ETCD_CLIENT_PORT:-23790}"
   local etcd_peer_port="${INFORMERD_ETCD_PEER_PORT:-23800}"
@@ -311,11 +325,12 @@ cmd_up() {
       "INFORMERD_ETCD_PEER_PORT, INFORMERD_APISERVER_PORT"
   done
 
-  local apiserver_bin
+  local apiserver_bin etcd_bin
   apiserver_bin="$(informerd::apiserver_binary)"
-  [[ -x "$etcd_bin" ]] || informerd::die "$etcd_bin missing; install etcd-server"
+  etcd_bin="$(informerd::etcd_binary)"
 
   mkdir -p "$cp_dir" "$log_dir"
+  echo "$kube_version" >"$cp_dir/kube-version"
   ensure_pki
   ensure_tokens
   local etcd_url="http://127.0.0.1:$etcd_client_port"
@@ -323,7 +338,8 @@ cmd_up() {
   server="https://127.0.0.1:$apiserver_port"
   write_kubeconfigs "$server"
 
-  informerd::log "starting etcd on $etcd_url (log: $log_dir/etcd.log)"
+  informerd::log "starting etcd $("$etcd_bin" --version | awk '/etcd Version/ {print $3}')" \
+    "on $etcd_url (log: $log_dir/etcd.log)"
   start_component etcd "$etcd_bin" \
     --name informerd \
     --data-dir "$cp_dir/etcd-data" \

@@ -16,6 +16,9 @@ Sources:
                    Both may be repeated, one pair per Bazel run (the
                    sanitizer runs have trees of their own); the Nth --bep
                    goes with the Nth --testlogs.
+  --tag TAG        what the rows of the Nth --testlogs are prefixed with,
+                   e.g. the Kubernetes version the run tested against;
+                   given for each --testlogs or for none.
   --junit-dir DIR  reports of another suite; every *.xml below DIR counts.
   --failed-without-report NAME
                    a suite or step that failed without writing a report;
@@ -170,6 +173,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--testlogs", type=pathlib.Path, action="append", default=[])
     parser.add_argument("--bep", type=pathlib.Path, action="append", default=[])
+    parser.add_argument("--tag", action="append", default=[])
     parser.add_argument("--junit-dir", type=pathlib.Path, action="append", default=[])
     parser.add_argument("--failed-without-report", action="append", default=[])
     args = parser.parse_args()
@@ -178,8 +182,11 @@ def main():
     rows = []
     if args.bep and len(args.bep) != len(args.testlogs):
         parser.error("each --bep needs its --testlogs")
+    if args.tag and len(args.tag) != len(args.testlogs):
+        parser.error("give a --tag for each --testlogs, or none")
     beps = args.bep or [None] * len(args.testlogs)
-    for testlogs, bep in zip(args.testlogs, beps):
+    tags = args.tag or [None] * len(args.testlogs)
+    for testlogs, bep, tag in zip(args.testlogs, beps, tags):
         testlogs = testlogs.resolve()
         if bep is not None:
             targets = targets_from_bep(bep)
@@ -191,7 +198,7 @@ def main():
             detail = describe(counts)
             if counts.failed:
                 detail += f"  (logs in {label_to_dir(testlogs, label)})"
-            rows.append((status, label, detail))
+            rows.append((status, f"[{tag}] {label}" if tag else label, detail))
     for junit_dir in args.junit_dir:
         for report in sorted(junit_dir.rglob("*.xml")):
             counts = count_report(report)

@@ -73,6 +73,22 @@ JSON
 expect_last_line "5 passed, 2 failed" python3 "$counter" --testlogs "$logs" --bep "$bep" \
   --testlogs "$logs2" --bep "$bep2"
 
+# Tags name the run of each row: the same target on two versions stays two
+# rows that say which is which.
+tagged="$(python3 "$counter" --testlogs "$logs" --bep "$bep" --tag 1.37 \
+  --testlogs "$logs2" --bep "$bep2" --tag 1.20)" || true
+for want in "FAILED           [1.37] //a:pass" "PASSED           [1.20] //a:pass"; do
+  grep -qF "$want" <<<"$tagged" || {
+    echo "FAIL: no row '$want' in:"
+    echo "$tagged"
+    failures=$((failures + 1))
+  }
+done
+if python3 "$counter" --testlogs "$logs" --tag 1.37 --tag 1.20 >/dev/null 2>&1; then
+  echo "FAIL: more tags than --testlogs were accepted"
+  failures=$((failures + 1))
+fi
+
 if python3 "$counter" --junit-dir "$TEST_TMPDIR/empty" >/dev/null; then
   echo "FAIL: a run without any test case exited 0"
   failures=$((failures + 1))

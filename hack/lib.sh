@@ -1,8 +1,17 @@
 # Shared functions for the scripts in hack/. Sourcing it defines functions
-# and two paths, INFORMERD_ROOT and INFORMERD_CACHE, and does nothing else.
+# and two paths, INFORMERD_ROOT and INFORMERD_CACHE, and installs one ERR
+# trap (below), so that no script that sources it can die without saying why.
 
 INFORMERD_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-INFORMERD_CACHE="${INFORMERD_CACHE:-$HOME/.cache/informerd}"
+# Without HOME (as under Bazel's test runner) ~ still names the user's home.
+INFORMERD_CACHE="${INFORMERD_CACHE:-${HOME:-$(echo ~)}/.cache/informerd}"
+
+# Under `set -e` a failing command ends a script silently; this names the
+# command, its status and where it ran. It fires only where `set -e` would
+# exit (never inside `if` or `||`), and errtrace carries it into functions
+# and subshells.
+set -o errtrace
+trap 'informerd::log "error: \"$BASH_COMMAND\" failed with status $? at ${BASH_SOURCE[0]##*/}:$LINENO"' ERR
 
 # Prints a message on stderr, prefixed with the calling script's name, so
 # that messages stay apart from output meant for eval or for pipes.
@@ -33,9 +42,11 @@ informerd::ensure_deps() {
   mapfile -t wanted < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' \
     "$INFORMERD_ROOT/hack/deps.txt")
   local installed
-  # dpkg-query prints only known packages; "install ok installed" excludes
-  # removed packages whose configuration files are still around.
-  installed="$(dpkg-query -W -f='${Package} ${Status}\n' "${wanted[@]}" 2>/dev/null |
+  # dpkg-query prints only known packages, and exits 1 when any is unknown
+  # (as on a fresh machine): that status says nothing the output does not.
+  # "install ok installed" excludes removed packages whose configuration
+  # files are still around.
+  installed="$({ dpkg-query -W -f='${Package} ${Status}\n' "${wanted[@]}" 2>/dev/null || true; } |
     awk '$NF == "installed" && $(NF-1) == "ok" {print $1}')"
   local pkg
   for pkg in "${wanted[@]}"; do
@@ -96,9 +107,43 @@ informerd::bazel_build() {
   return 1
 }
 
-# Prints the path of the kube-apiserver binary, building it the first time.
+# The Kubernetes minor version the control plane runs: INFORMERD_KUBE_VERSION,
+# default 1.37 (today's); 1.20 is the oldest supported. Anything else is an
+# error that names the variable and the choices.
+informerd::kube_version() {
+  local version="${INFORMERD_KUBE_VERSION:-1.37}"
+  case "$version" in
+    1.37 | 1.20) echo "$version" ;;
+    *)
+      informerd::log "error: INFORMERD_KUBE_VERSION=$version is not supported;" \
+        "choose 1.37 (default) or 1.20"
+      return 1
+      ;;
+  esac
+}
+
+# Prints the path of the kube-apiserver binary of informerd::kube_version,
+# building it the first time.
 informerd::apiserver_binary() {
-  "$INFORMERD_ROOT/hack/build-apiserver.sh"
+  case "$(informerd::kube_version)" in
+    1.20) "$INFORMERD_ROOT/hack/build-apiserver-1.20.sh" ;;
+    *) "$INFORMERD_ROOT/hack/build-upstream.sh" kube-apiserver ;;
+  esac
+}
+
+# Prints the path of the etcd binary that goes with informerd::kube_version:
+# Debian's etcd 3.4 for 1.20, etcd 3.6 built from Go modules otherwise.
+informerd::etcd_binary() {
+  case "$(informerd::kube_version)" in
+    1.20)
+      [[ -x /usr/bin/etcd ]] || {
+        informerd::log "error: /usr/bin/etcd missing; install etcd-server (hack/deps.txt)"
+        return 1
+      }
+      echo /usr/bin/etcd
+      ;;
+    *) "$INFORMERD_ROOT/hack/build-upstream.sh" etcd ;;
+  esac
 }
 
 # Polls a command until it succeeds or the deadline passes.

@@ -5,27 +5,36 @@
 #
 # Usage: hack/test.sh
 #
-# The control plane is a private one (state in ~/.cache/informerd/
-# test-control-plane, ports 24790/24800/27443, overridable with
-# INFORMERD_TEST_ETCD_CLIENT_PORT, INFORMERD_TEST_ETCD_PEER_PORT,
-# INFORMERD_TEST_APISERVER_PORT), so a running demo is left alone. Its etcd
-# starts empty on every run. Its paths and tokens stay the same from run to
-# run so that Bazel keeps caching the results of unit tests; integration
-# tests must therefore carry tags = ["external"], which makes Bazel run them
-# every time.
+# Two Kubernetes versions, one after the other (hack/control-plane.sh):
+#   1.37  today's kube-apiserver and etcd 3.6: every suite;
+#   1.20  the oldest supported: the integration tests (the apiserver oracle,
+#         auth, TLS, resilience), the client end-to-end tests, chaos and the
+#         chart. Its Bazel tests run in an output base of their own.
+# Each row of the summary names the version it ran on; the final counts
+# add both. INFORMERD_TEST_KUBE_VERSIONS (default "1.37 1.20") runs fewer.
+#
+# Each version's control plane is a private one (state in ~/.cache/
+# informerd/test-control-plane-VERSION, ports 24790/24800/27443,
+# overridable with INFORMERD_TEST_ETCD_CLIENT_PORT,
+# INFORMERD_TEST_ETCD_PEER_PORT, INFORMERD_TEST_APISERVER_PORT), so a running
+# demo is left alone. Its etcd starts empty on every run. Its paths and
+# tokens stay the same from run to run so that Bazel keeps caching the
+# results of unit tests; integration tests must therefore carry
+# tags = ["external"], which makes Bazel run them every time.
 #
 # Every test gets the variables of `hack/control-plane.sh env` through
-# --test_env (KUBECONFIG, INFORMERD_APISERVER_URL, INFORMERD_CP_DIR, ...).
+# --test_env (KUBECONFIG, INFORMERD_APISERVER_URL, INFORMERD_KUBE_VERSION,
+# INFORMERD_CP_DIR, ...).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$INFORMERD_ROOT"
 
 readonly run_dir="$INFORMERD_CACHE/test-run"
 readonly junit_root="$run_dir/junit"
-export INFORMERD_CP_DIR="$INFORMERD_CACHE/test-control-plane"
 export INFORMERD_ETCD_CLIENT_PORT="${INFORMERD_TEST_ETCD_CLIENT_PORT:-24790}"
 export INFORMERD_ETCD_PEER_PORT="${INFORMERD_TEST_ETCD_PEER_PORT:-24800}"
 export INFORMERD_APISERVER_PORT="${INFORMERD_TEST_APISERVER_PORT:-27443}"
+read -r -a kube_versions <<<"${INFORMERD_TEST_KUBE_VERSIONS:-1.37 1.20}"
 
 control_plane_running=false
 stop_control_plane() {
@@ -59,23 +68,42 @@ test_env_flags() {
   done
 }
 
-run_bazel_tests() {
-  local log="$run_dir/bazel-test.log"
-  local -a env_flags
+# Every Bazel run's testlogs tree, event file and version, one per line, for
+# the counts.
+bazel_runs="$run_dir/bazel-runs"
+
+# Runs Bazel tests with the control plane's variables and records the run.
+# OUTPUT_BASE empty: the workspace's own; another one leaves the workspace's
+# analysis cache and bazel-* links alone. CONFIG empty: none. Returns 1 when
+# the run has no counts (Bazel failed before testing).
+# Usage: bazel_tests NAME OUTPUT_BASE CONFIG BAZEL_TEST_ARG...
+bazel_tests() {
+  local name="$1" base="$2" config="$3"
+  shift 3
+  local tag="$name-$INFORMERD_KUBE_VERSION"
+  local log="$run_dir/bazel-$tag.log" bep="$run_dir/bep-$tag.json" testlogs
+  local -a startup=() options=() env_flags
+  if [[ -n "$base" ]]; then
+    startup=(--output_base="$base")
+    options+=(--symlink_prefix=/)
+  fi
+  [[ -z "$config" ]] || options+=(--config="$config")
   mapfile -t env_flags < <(test_env_flags)
-  informerd::log "bazel test //... (log: $log)"
-  local rc
-  if bazel test //... --keep_going --test_output=errors \
-    --build_event_json_file="$run_dir/bep.json" "${env_flags[@]}" 2>&1 |
-    tee "$log"; then
-    rc=0
-  else
-    rc="${PIPESTATUS[0]}"
+  informerd::log "bazel test ($name) on Kubernetes $INFORMERD_KUBE_VERSION (log: $log)"
+  local rc=0
+  bazel "${startup[@]}" test "${options[@]}" --keep_going --test_output=errors \
+    --build_event_json_file="$bep" "$@" "${env_flags[@]}" >"$log" 2>&1 || rc=$?
+  # Without the event file Bazel failed early: old reports prove nothing.
+  if [[ -s "$bep" ]] &&
+    testlogs="$(bazel "${startup[@]}" info "${options[@]}" bazel-testlogs 2>>"$log")"; then
+    printf '%s\t%s\t%s\n' "$testlogs" "$bep" "$INFORMERD_KUBE_VERSION" >>"$bazel_runs"
   fi
   # 3 means "built, but some tests failed"; the counts show those. Any other
   # failure (a broken build, no tests found) is not in the counts.
   if [[ "$rc" != 0 && "$rc" != 3 ]]; then
-    failed_without_report+=("bazel test exited $rc (log: $log)")
+    informerd::log "bazel test ($name) exited $rc; last lines of $log:"
+    tail -n 20 "$log" >&2
+    return 1
   fi
 }
 
@@ -100,25 +128,15 @@ suite_resilience() {
 extra_suites+=(resilience)
 
 # Runs the unit tests again under a sanitizer config, with any further
-# targets and flags given, in an output base of its own (the main run's
-# analysis cache and bazel-* links stay intact). Its testlogs tree and event
-# file are counted like the main run's (sanitizer_runs), so a sanitizer build
-# that fails counts as failures and reports left by earlier runs do not
-# count. Usage: sanitized_tests CONFIG [ARG...]
-sanitizer_runs="$run_dir/sanitizer-runs"
+# targets and flags given, in an output base of its own. Its testlogs tree
+# and event file are counted like the main run's (bazel_runs), so a
+# sanitizer build that fails counts as failures and reports left by earlier
+# runs do not count. Usage: sanitized_tests CONFIG [ARG...]
 sanitized_tests() {
-  local config="$1" testlogs
+  local config="$1"
   shift
-  local base="$INFORMERD_CACHE/bazel-$config" bep="$run_dir/bep-$config.json"
-  local -a env_flags
-  mapfile -t env_flags < <(test_env_flags)
-  bazel --output_base="$base" test --config="$config" --symlink_prefix=/ \
-    --keep_going --build_event_json_file="$bep" //server/... //client/cpp/... "$@" \
-    "${env_flags[@]}" || true
-  # Without the event file Bazel failed early: the suite has no report.
-  [[ -s "$bep" ]] || return 1
-  testlogs="$(bazel --output_base="$base" info --config="$config" bazel-testlogs)"
-  printf '%s\t%s\n' "$testlogs" "$bep" >>"$sanitizer_runs"
+  bazel_tests "$config" "$INFORMERD_CACHE/bazel-$config" "$config" \
+    //server/... //client/cpp/... "$@"
 }
 
 # AddressSanitizer + UndefinedBehaviorSanitizer, also on the in-process
@@ -198,46 +216,79 @@ suite_chart() {
 }
 extra_suites+=(chart)
 
-run_extra_suites() {
-  local name dir log rc
-  for name in "${extra_suites[@]}"; do
-    dir="$junit_root/$name"
-    log="$run_dir/suite-$name.log"
+# The integration tests against the oldest supported apiserver, in an
+# output base of their own (compiled objects come from the disk cache).
+suite_bazel_integration() {
+  bazel_tests integration "$INFORMERD_CACHE/bazel-kube-$INFORMERD_KUBE_VERSION" "" \
+    //tests/integration/... //hack:control_plane_env_test
+}
+
+# The suites each version runs, in order. On 1.20 they are the ones whose
+# answers depend on the apiserver: what it serves, how it fails, what it
+# accepts.
+declare -A suites_of_version=(
+  [1.37]="bazel_all ${extra_suites[*]}"
+  [1.20]="bazel_integration resilience e2e chaos chart"
+)
+
+# Every Bazel test in the workspace's own output base: the suites after it
+# use the bazel-bin it leaves.
+suite_bazel_all() {
+  bazel_tests all "" "" //...
+}
+
+# Usage: run_suites VERSION
+run_suites() {
+  local version="$1" name dir log rc
+  for name in ${suites_of_version[$version]}; do
+    dir="$junit_root/kube-$version/$name"
+    log="$run_dir/suite-$name-$version.log"
     mkdir -p "$dir"
-    informerd::log "suite $name (log: $log)"
+    informerd::log "suite $name on Kubernetes $version (log: $log)"
     rc=0
     (eval "$(hack/control-plane.sh env)" && "suite_$name" "$dir") >"$log" 2>&1 || rc=$?
     if [[ "$rc" != 0 ]] && ! compgen -G "$dir/*.xml" >/dev/null; then
-      failed_without_report+=("suite $name exited $rc (log: $log)")
+      failed_without_report+=("[$version] suite $name exited $rc (log: $log)")
     fi
   done
+}
+
+# Usage: test_version VERSION; a setup that fails counts as one failure.
+test_version() {
+  local version="$1"
+  export INFORMERD_KUBE_VERSION="$version"
+  export INFORMERD_CP_DIR="$INFORMERD_CACHE/test-control-plane-$version"
+  informerd::log "Kubernetes $version: control plane and suites"
+  if start_control_plane; then
+    run_suites "$version"
+  else
+    failed_without_report+=("[$version] setup of kube-apiserver, etcd or control plane (see above)")
+  fi
+  stop_control_plane
 }
 # ---------------------------------------------------------------------------
 
 rm -rf "$run_dir"
 mkdir -p "$run_dir" "$junit_root"
-# A failed setup still ends in the counts line, as one failure.
-if (informerd::ensure_deps) && informerd::apiserver_binary >/dev/null &&
-  start_control_plane; then
-  run_bazel_tests
-  run_extra_suites
+if (informerd::ensure_deps); then
+  for version in "${kube_versions[@]}"; do
+    if [[ -z "${suites_of_version[$version]:-}" ]]; then
+      failed_without_report+=("INFORMERD_TEST_KUBE_VERSIONS: no suites for Kubernetes $version (choose among: ${!suites_of_version[*]})")
+      continue
+    fi
+    test_version "$version"
+  done
 else
-  failed_without_report+=("setup of deps, kube-apiserver or control plane (see above)")
+  failed_without_report+=("setup of Debian packages (see above)")
 fi
-stop_control_plane
 
 echo
 echo "Summary (logs in $run_dir):"
 count_args=(--junit-dir "$junit_root")
-# Without the event file Bazel failed early (and said so in
-# failed_without_report); old reports in bazel-testlogs prove nothing then.
-if [[ -s "$run_dir/bep.json" ]]; then
-  count_args+=(--testlogs "$INFORMERD_ROOT/bazel-testlogs" --bep "$run_dir/bep.json")
-fi
-if [[ -s "$sanitizer_runs" ]]; then
-  while IFS=$'\t' read -r testlogs bep; do
-    count_args+=(--testlogs "$testlogs" --bep "$bep")
-  done <"$sanitizer_runs"
+if [[ -s "$bazel_runs" ]]; then
+  while IFS=$'\t' read -r testlogs bep version; do
+    count_args+=(--testlogs "$testlogs" --bep "$bep" --tag "$version")
+  done <"$bazel_runs"
 fi
 for failure in "${failed_without_report[@]}"; do
   count_args+=(--failed-without-report "$failure")

@@ -59,6 +59,9 @@ ABSL_FLAG(bool, http_tls, false,
           "serve --http-address over TLS with the gRPC port's certificate, key and client CA");
 ABSL_FLAG(std::string, log_level, "info", "debug, info, warning or error");
 ABSL_FLAG(bool, log_json, false, "log JSON lines");
+ABSL_FLAG(std::string, upstream_list, "stream",
+          "how the state of each resource is read from the API server: stream (a WATCH with "
+          "sendInitialEvents, falling back to paged LIST where the server refuses it) or paged");
 
 namespace informerd {
 namespace {
@@ -105,6 +108,11 @@ config::Config LoadConfig() {
     config.tls.client_ca_file = file;
   }
   if (absl::GetFlag(FLAGS_http_tls)) config.tls.http = true;
+  if (std::string mode = absl::GetFlag(FLAGS_upstream_list); mode == "paged") {
+    config.streaming_list = false;
+  } else if (mode != "stream") {
+    Fatal(absl::StrCat("--upstream-list: \"", mode, "\" is neither stream nor paged"));
+  }
   if (config.tls.http && config.tls.cert_file.empty()) {
     Fatal("--http-tls: needs --tls-cert-file and --tls-key-file");
   }
@@ -162,6 +170,7 @@ std::unique_ptr<service::ServedResource> StartResource(kube::RestClient& client,
   reflector_options.label_selector = wanted.label_selector;
   reflector_options.field_selector = wanted.field_selector;
   reflector_options.cut_managed_fields_from_lists = wanted.strip_managed_fields;
+  reflector_options.streaming_list = config.streaming_list;
   served->reflector = std::make_unique<kube::Reflector>(&client, served->info, reflector_options,
                                                         served->informer.get());
   served->reflector->Start();

@@ -82,6 +82,9 @@ struct Config {
   absl::Duration read_wait = absl::Seconds(3);
   absl::Duration bookmark_interval = absl::Minutes(1);
   size_t max_page_bytes = 3 << 20;
+  // Streaming lists upstream where the API server allows them (flag
+  // --upstream-list; see kube::ReflectorOptions::streaming_list).
+  bool streaming_list = true;
 };
 
 // Parses the YAML text of a config file; `source` names it in errors.

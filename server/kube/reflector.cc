@@ -42,6 +42,9 @@ std::string_view ObjectResourceVersion(const rapidjson::Value& object) {
   return StringMember(ObjectMember(object, "metadata"), "resourceVersion");
 }
 
+// What marks the last initial event of a streaming list (KEP-3157).
+constexpr char kInitialEventsEndAnnotation[] = "k8s.io/initial-events-end";
+
 std::string ResourceLabel(const ResourceInfo& info) {
   return info.group.empty() ? info.resource
                             : absl::StrCat(info.resource, ".", info.group);
@@ -81,19 +84,32 @@ void Reflector::Run() {
   bool need_list = true;
   while (!stopping()) {
     Failure failure;
-    if (need_list) {
+    const bool stream = need_list && options_.streaming_list && !streaming_list_refused_;
+    if (need_list && !stream) {
       if (!ListAll(&failure)) {
         if (!WaitBeforeRetry(failure)) return;
         continue;
       }
       need_list = false;
     }
-    switch (WatchOnce(&failure)) {
+    const WatchEnd end = WatchOnce(&failure, stream);
+    // A streaming list that ended before its last initial event is retried
+    // whole: the sink discards the partial list at the next OnListStart.
+    if (stream && !awaiting_initial_events_end_) need_list = false;
+    awaiting_initial_events_end_ = false;
+    switch (end) {
       case WatchEnd::kRewatch:
         break;
       case WatchEnd::kRelist:
         stats_.relists.fetch_add(1);
         need_list = true;
+        break;
+      case WatchEnd::kStreamingListRefused:
+        streaming_list_refused_ = true;
+        stats_.streaming_list_refused.fetch_add(1);
+        log::Info("reflector", absl::StrCat(
+            "list ", ResourceLabel(resource_), ": the server refuses streaming lists (",
+            failure.status.message(), "); listing page by page from now on"));
         break;
       case WatchEnd::kFailed:
         if (!WaitBeforeRetry(failure)) return;
@@ -262,6 +278,7 @@ absl::Status Reflector::HandleWatchFrame(std::string* frame,
 
   const std::string_view resource_version =
       ObjectResourceVersion(object->value);
+  if (awaiting_initial_events_end_) return HandleInitialEvent(type, object->value, what);
   if (type == "BOOKMARK") {
     if (resource_version.empty()) {
       stats_.rejected_objects.fetch_add(1);
@@ -301,7 +318,45 @@ absl::Status Reflector::HandleWatchFrame(std::string* frame,
   return absl::OkStatus();
 }
 
-Reflector::WatchEnd Reflector::WatchOnce(Failure* failure) {
+absl::Status Reflector::HandleInitialEvent(std::string_view type, rapidjson::Value& object,
+                                          const std::string& what) {
+  if (type == "ADDED") {
+    if (ObjectName(object).empty()) {
+      stats_.rejected_objects.fetch_add(1);
+      log::Warning("reflector", absl::StrCat(what, ": skipping an initial event without "
+                                                   "metadata.name"));
+      return absl::OkStatus();
+    }
+    sink_->OnListItem(object);
+    return absl::OkStatus();
+  }
+  if (type == "BOOKMARK") {
+    const rapidjson::Value* metadata = ObjectMember(object, "metadata");
+    const rapidjson::Value* annotations =
+        metadata == nullptr ? nullptr : ObjectMember(*metadata, "annotations");
+    if (StringMember(annotations, kInitialEventsEndAnnotation) != "true") {
+      return absl::OkStatus();  // progress only: the state is not complete yet
+    }
+    const std::string_view resource_version = ObjectResourceVersion(object);
+    if (resource_version.empty()) {
+      stats_.decode_errors.fetch_add(1);
+      return absl::DataLossError(absl::StrCat(
+          what, ": the initial-events-end bookmark has no metadata.resourceVersion"));
+    }
+    awaiting_initial_events_end_ = false;
+    last_resource_version_ = std::string(resource_version);
+    stats_.lists.fetch_add(1);
+    stats_.streamed_lists.fetch_add(1);
+    sink_->OnListEnd(last_resource_version_);
+    synced_.store(true, std::memory_order_release);
+    return absl::OkStatus();
+  }
+  stats_.decode_errors.fetch_add(1);
+  return absl::DataLossError(absl::StrCat(what, ": a ", std::string(type),
+                                          " event before the initial-events-end bookmark"));
+}
+
+Reflector::WatchEnd Reflector::WatchOnce(Failure* failure, bool initial_events) {
   const std::string what = absl::StrCat("watch ", ResourceLabel(resource_));
   const int64_t min_seconds = absl::ToInt64Seconds(options_.min_watch_timeout);
   const int64_t max_seconds = std::max(
@@ -310,7 +365,17 @@ Reflector::WatchEnd Reflector::WatchOnce(Failure* failure) {
       absl::Uniform<int64_t>(absl::IntervalClosedClosed, bit_gen_,
                              min_seconds, max_seconds);
   std::string url = Url("watch=1");
-  AppendQueryParam(&url, "resourceVersion", last_resource_version_);
+  if (initial_events) {
+    // The state as of now (a consistent read, as client-go's WatchList
+    // asks after a 410), then the events after it.
+    AppendQueryParam(&url, "sendInitialEvents", "true");
+    AppendQueryParam(&url, "resourceVersionMatch", "NotOlderThan");
+    AppendQueryParam(&url, "resourceVersion", "");
+    awaiting_initial_events_end_ = true;
+    sink_->OnListStart();
+  } else {
+    AppendQueryParam(&url, "resourceVersion", last_resource_version_);
+  }
   AppendQueryParam(&url, "allowWatchBookmarks", "true");
   AppendQueryParam(&url, "timeoutSeconds", absl::StrCat(timeout_seconds));
   stats_.watches.fetch_add(1);
@@ -338,9 +403,17 @@ Reflector::WatchEnd Reflector::WatchOnce(Failure* failure) {
     return WatchEnd::kFailed;
   }
   if (response->status != 200) {
-    if (IsExpired(ApiStatusFromResponse(response->status, response->body))) {
+    const ApiStatus api = ApiStatusFromResponse(response->status, response->body);
+    if (IsExpired(api)) {
       stats_.expired_410.fetch_add(1);
       return WatchEnd::kRelist;
+    }
+    // 1.20 answers 422 ("resourceVersionMatch is forbidden for watch"), a
+    // server with the WatchList feature off 422 or 400: the request, not
+    // the server's health, is the problem.
+    if (initial_events && (response->status == 400 || response->status == 422)) {
+      *failure = Failure{ToStatus(api, what), absl::ZeroDuration()};
+      return WatchEnd::kStreamingListRefused;
     }
     *failure = HttpFailure(response->status, response->retry_after,
                            response->body, what);
@@ -363,6 +436,13 @@ Reflector::WatchEnd Reflector::WatchOnce(Failure* failure) {
                   what, ": stream ended inside a frame (truncated JSON)"))
             : frame_status,
         absl::ZeroDuration()};
+    return WatchEnd::kFailed;
+  }
+  if (awaiting_initial_events_end_) {
+    stats_.transport_errors.fetch_add(1);
+    *failure = Failure{absl::UnavailableError(absl::StrCat(
+                           what, ": the stream ended before the initial-events-end bookmark")),
+                       absl::ZeroDuration()};
     return WatchEnd::kFailed;
   }
   if (frames == 0 && absl::Now() - start < kMinHealthyWatch) {

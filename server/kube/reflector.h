@@ -1,10 +1,16 @@
 // Reflector: keeps a ListWatchSink in step with one resource on the API
 // server, the way client-go's Reflector feeds an informer.
 //
-// It lists the resource page by page, then watches from the list's
-// resourceVersion, re-watching from the last version seen whenever a watch
-// ends or breaks, and lists again only when the server says that version is
-// too old (410). Failures are retried with backoff (see backoff.h), honouring
+// It gets the resource's state with a streaming list (KEP-3157: a WATCH with
+// sendInitialEvents=true whose initial ADDED events end with a bookmark
+// annotated k8s.io/initial-events-end), which the apiserver serves from its
+// watch cache one object at a time instead of building a whole LIST
+// response; where the server refuses that (before 1.27, or with the WatchList
+// feature off), it lists page by page instead, as client-go's Reflector
+// does, and keeps listing for the rest of its life. Then it watches from the
+// state's resourceVersion, re-watching from the last version seen whenever a
+// watch ends or breaks, and gets the state again only when the server says
+// that version is too old (410). Failures are retried with backoff (see backoff.h), honouring
 // Retry-After. Bad data from the server is logged and dropped: the sink only
 // ever sees objects with metadata.name.
 //
@@ -49,11 +55,15 @@ struct ReflectorOptions {
   // typical object). Watch events keep it: cutting it from a frame takes a
   // scan of its own, which costs what the parse saves.
   bool cut_managed_fields_from_lists = false;
+  // Try a streaming list before a paged LIST (see above). Off: LIST only.
+  bool streaming_list = true;
 };
 
 // Counters for observability; each is monotonically increasing.
 struct ReflectorStats {
-  std::atomic<uint64_t> lists{0};          // full lists completed
+  std::atomic<uint64_t> lists{0};          // full states completed, either way
+  std::atomic<uint64_t> streamed_lists{0};  // of those, by streaming list
+  std::atomic<uint64_t> streaming_list_refused{0};  // server refused it
   std::atomic<uint64_t> list_pages{0};     // pages received
   std::atomic<uint64_t> list_restarts{0};  // lists restarted (continue 410)
   std::atomic<uint64_t> watches{0};        // watch requests made
@@ -94,7 +104,7 @@ class Reflector {
 
  private:
   // How a watch ended; decides what the loop does next.
-  enum class WatchEnd { kRewatch, kRelist, kFailed };
+  enum class WatchEnd { kRewatch, kRelist, kFailed, kStreamingListRefused };
 
   struct Failure {
     absl::Status status;
@@ -105,11 +115,15 @@ class Reflector {
   // Lists every page and hands the result to the sink; on success the
   // watch resumes from last_resource_version_.
   bool ListAll(Failure* failure);
-  // One watch request, consumed until it ends.
-  WatchEnd WatchOnce(Failure* failure);
+  // One watch request, consumed until it ends. With `initial_events`, a
+  // streaming list: the initial events go to the sink as a list.
+  WatchEnd WatchOnce(Failure* failure, bool initial_events);
   // Parses one list item and hands it to the sink; skips nameless ones.
   absl::Status HandleListItem(std::string* item, const std::string& what);
   absl::Status HandleWatchFrame(std::string* frame, absl::Status* server_error, bool* expired);
+  // An event of a streaming list before its initial-events-end bookmark.
+  absl::Status HandleInitialEvent(std::string_view type, rapidjson::Value& object,
+                                  const std::string& what);
   // Classifies a non-2xx answer, counting it.
   Failure HttpFailure(int http_status, absl::Duration retry_after,
                       std::string_view body, std::string_view what);
@@ -128,6 +142,9 @@ class Reflector {
   Backoff backoff_;
   // Touched only by the loop thread.
   std::string last_resource_version_;
+  // A streaming list whose initial-events-end bookmark has not come yet.
+  bool awaiting_initial_events_end_ = false;
+  bool streaming_list_refused_ = false;
   absl::BitGen bit_gen_;
 
   StreamCanceller canceller_;

@@ -149,6 +149,9 @@ class ReflectorTest : public ::testing::Test {
     client_ = *std::move(client);
     options_.backoff.initial = absl::Milliseconds(1);
     options_.backoff.cap = absl::Milliseconds(10);
+    // Most tests script the paged LIST path; the streaming-list tests turn
+    // this back on.
+    options_.streaming_list = false;
   }
 
   ~ReflectorTest() override {
@@ -290,6 +293,91 @@ TEST_F(ReflectorTest, PagedListThenWatchEventsReachTheSink) {
   EXPECT_EQ(stats.list_pages.load(), 2u);
   EXPECT_EQ(stats.events.load(), 3u);
   EXPECT_EQ(stats.bookmarks.load(), 1u);
+}
+
+std::string InitialEventsEnd(const std::string& rv) {
+  return Event("BOOKMARK", absl::StrCat(R"({"kind":"Pod","apiVersion":"v1","metadata":{)"
+                                        R"("resourceVersion":")",
+                                        rv, R"(","annotations":{"k8s.io/initial-events-end":"true"}}})"));
+}
+
+TEST_F(ReflectorTest, StreamingListThenWatchEventsReachTheSink) {
+  options_.streaming_list = true;
+  options_.label_selector = "app in (web)";
+  AddWatch({Event("ADDED", Pod("a", "5")), Event("ADDED", Pod("b", "6")),
+            // A bookmark without the annotation is progress only.
+            Event("BOOKMARK", R"({"metadata":{"resourceVersion":"9"}})"),
+            InitialEventsEnd("10"), Event("ADDED", Pod("c", "11")),
+            Event("BOOKMARK", R"({"metadata":{"resourceVersion":"12"}})")},
+           StreamEnd::kHang);
+  StartReflector();
+  ASSERT_TRUE(sink_.WaitFor("bookmark 12"));
+  EXPECT_TRUE(reflector_->synced());
+  EXPECT_THAT(sink_.lines(), ElementsAre("start", "item a", "item b", "end 10", "added c",
+                                         "bookmark 12"));
+  EXPECT_TRUE(Requests(/*watch=*/false).empty());
+  const std::vector<RecordedRequest> watches = Requests(/*watch=*/true);
+  ASSERT_EQ(watches.size(), 1u);
+  EXPECT_EQ(watches[0].Param("sendInitialEvents"), "true");
+  EXPECT_EQ(watches[0].Param("resourceVersionMatch"), "NotOlderThan");
+  EXPECT_EQ(watches[0].params.count("resourceVersion"), 1u);
+  EXPECT_EQ(watches[0].Param("resourceVersion"), "");
+  EXPECT_EQ(watches[0].Param("allowWatchBookmarks"), "true");
+  EXPECT_EQ(watches[0].Param("labelSelector"), "app in (web)");
+  const ReflectorStats& stats = reflector_->stats();
+  EXPECT_EQ(stats.lists.load(), 1u);
+  EXPECT_EQ(stats.streamed_lists.load(), 1u);
+  EXPECT_EQ(stats.list_pages.load(), 0u);
+  EXPECT_EQ(stats.events.load(), 1u);
+}
+
+TEST_F(ReflectorTest, RefusedStreamingListFallsBackToPagedListsForGood) {
+  options_.streaming_list = true;
+  AddWatchReply([](httplib::Response& response) {
+    Json(response, 422,
+         Status(422, "Invalid", "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: "
+                                "Forbidden: resourceVersionMatch is forbidden for watch"));
+  });
+  AddList(200, Page({Pod("a", "5")}, "10"));
+  AddWatch({Event("ERROR", Status(410, "Expired", "too old resource version: 10 (30)"))},
+           StreamEnd::kClose);
+  AddList(200, Page({Pod("a", "5")}, "30"));
+  StartReflector();
+  ASSERT_TRUE(sink_.WaitFor("end 30"));
+  ASSERT_TRUE(WaitForWatches(3));
+  EXPECT_THAT(sink_.lines(),
+              ElementsAre("start", "start", "item a", "end 10", "start", "item a", "end 30"));
+  const std::vector<RecordedRequest> watches = Requests(/*watch=*/true);
+  EXPECT_EQ(watches[0].Param("sendInitialEvents"), "true");
+  for (size_t i = 1; i < watches.size(); ++i) {
+    EXPECT_EQ(watches[i].params.count("sendInitialEvents"), 0u) << "watch " << i;
+  }
+  EXPECT_EQ(watches[2].Param("resourceVersion"), "30");
+  EXPECT_EQ(Requests(/*watch=*/false).size(), 2u);
+  EXPECT_EQ(reflector_->stats().streaming_list_refused.load(), 1u);
+  EXPECT_EQ(reflector_->stats().streamed_lists.load(), 0u);
+}
+
+TEST_F(ReflectorTest, StreamingListCutBeforeItsEndIsRetriedWhole) {
+  options_.streaming_list = true;
+  AddWatch({Event("ADDED", Pod("a", "5"))}, StreamEnd::kCut);
+  AddWatch({Event("ADDED", Pod("a", "5")), Event("ADDED", Pod("b", "6")),
+            InitialEventsEnd("10"), Event("ERROR", Status(410, "Expired", "too old"))},
+           StreamEnd::kClose);
+  AddWatch({Event("ADDED", Pod("b", "6")), InitialEventsEnd("20")}, StreamEnd::kHang);
+  StartReflector();
+  ASSERT_TRUE(sink_.WaitFor("end 20"));
+  EXPECT_FALSE(reflector_->stats().lists.load() == 0);
+  EXPECT_THAT(sink_.lines(), ElementsAre("start", "item a", "start", "item a", "item b",
+                                         "end 10", "start", "item b", "end 20"));
+  const std::vector<RecordedRequest> watches = Requests(/*watch=*/true);
+  ASSERT_EQ(watches.size(), 3u);
+  for (const RecordedRequest& watch : watches) {
+    EXPECT_EQ(watch.Param("sendInitialEvents"), "true");
+  }
+  EXPECT_EQ(reflector_->stats().relists.load(), 1u);
+  EXPECT_EQ(reflector_->stats().streamed_lists.load(), 2u);
+  EXPECT_TRUE(Requests(/*watch=*/false).empty());
 }
 
 TEST_F(ReflectorTest, ExpiredContinueTokenRestartsTheList) {

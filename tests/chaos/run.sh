@@ -9,7 +9,8 @@
 #        tests/chaos/run.sh --soak HOURS      loops faults; not for CI
 #
 # INFORMERD_CHAOS_CP_DIR: the private control plane's state directory
-# (default $INFORMERD_CACHE/chaos-control-plane).
+# (default $INFORMERD_CACHE/chaos-control-plane-VERSION, for the version
+# INFORMERD_KUBE_VERSION selects; see hack/control-plane.sh).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 source "$root/hack/lib.sh"
@@ -19,7 +20,7 @@ free_port() {
   /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-export INFORMERD_CP_DIR="${INFORMERD_CHAOS_CP_DIR:-$cache/chaos-control-plane}"
+export INFORMERD_CP_DIR="${INFORMERD_CHAOS_CP_DIR:-$cache/chaos-control-plane-$(informerd::kube_version)}"
 export INFORMERD_ETCD_CLIENT_PORT="$(free_port)"
 export INFORMERD_ETCD_PEER_PORT="$(free_port)"
 export INFORMERD_APISERVER_PORT="$(free_port)"

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Builds today's control plane from Go modules, once per version: the
+# kube-apiserver of k8s.io/kubernetes (hack/upstream/kubernetes) and the
+# etcd server of go.etcd.io/etcd/server/v3 (hack/upstream/etcd). Each
+# wrapper module's go.mod and go.sum pin the version and every dependency;
+# the binary is cached as ~/.cache/informerd/NAME-VERSION, so later runs
+# (and CI on the same machine) reuse it. Kubernetes 1.20 comes from Debian
+# instead: hack/build-apiserver-1.20.sh.
+#
+# Usage: hack/build-upstream.sh kube-apiserver|etcd   prints the binary's path
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+usage() {
+  informerd::log "usage: $0 kube-apiserver|etcd"
+  exit 2
+}
+(($# == 1)) || usage
+name="$1"
+case "$name" in
+  kube-apiserver)
+    module_dir="$INFORMERD_ROOT/hack/upstream/kubernetes"
+    module=k8s.io/kubernetes
+    package=k8s.io/kubernetes/cmd/kube-apiserver
+    minutes=12
+    ;;
+  etcd)
+    module_dir="$INFORMERD_ROOT/hack/upstream/etcd"
+    module=go.etcd.io/etcd/server/v3
+    package=go.etcd.io/etcd/server/v3
+    minutes=2
+    ;;
+  *) usage ;;
+esac
+
+# The wrapper modules say `go 1.26.0`; an older Go would try to download a
+# newer toolchain, which this network does not allow. Debian's Go 1.19 is
+# installed too (for 1.20), so the newest Go on the machine is looked for.
+find_go() {
+  local candidate
+  for candidate in "${INFORMERD_GO:-}" /usr/local/go/bin/go "$(command -v go || true)"; do
+    [[ -n "$candidate" && -x "$candidate" ]] || continue
+    if GOTOOLCHAIN=local "$candidate" version 2>/dev/null |
+      grep -qE 'go1\.(2[6-9]|[3-9][0-9])'; then
+      echo "$candidate"
+      return 0
+    fi
+  done
+  informerd::log "error: building $name needs Go 1.26 or newer (found:" \
+    "$(command -v go >/dev/null && go version || echo none));" \
+    "install it or point INFORMERD_GO at its go binary"
+  return 1
+}
+
+export GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=0
+go="$(find_go)"
+# The version is the one go.mod requires, so a bump of go.mod is a new binary.
+version="$(cd "$module_dir" && "$go" list -m -f '{{.Version}}' "$module")"
+[[ "$version" == v* ]] || informerd::die "cannot read the version of $module from $module_dir/go.mod"
+mkdir -p "$INFORMERD_CACHE"
+bin="$INFORMERD_CACHE/$name-$version"
+if [[ -x "$bin" ]]; then
+  echo "$bin"
+  exit 0
+fi
+
+log="$INFORMERD_CACHE/build-$name-$version.log"
+informerd::log "building $name $version from Go modules (about $minutes minutes on" \
+  "2 cores the first time; log: $log)"
+ldflags="-s -w"
+if [[ "$name" == kube-apiserver ]]; then
+  # What a release build stamps, so that /version names the release: the
+  # oracle tests and clients read it.
+  minor="$(cut -d. -f2 <<<"$version")"
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldflags+=" -X $pkg.gitVersion=$version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
+    ldflags+=" -X $pkg.gitTreeState=clean"
+  done
+fi
+if ! (cd "$module_dir" && "$go" build -trimpath -ldflags "$ldflags" -o "$bin.tmp" "$package") \
+  >"$log" 2>&1; then
+  informerd::log "error: building $name $version failed; last lines of $log:"
+  tail -n 30 "$log" >&2
+  exit 1
+fi
+mv "$bin.tmp" "$bin"
+echo "$bin"
