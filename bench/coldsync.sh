@@ -5,9 +5,10 @@
 #   apiserver  the kube-apiserver's own LIST of the namespace as client-go's
 #              Reflector asks for it (resourceVersion=0, limit=500, JSON):
 #              the floor for any cache
-#   client-go  a SharedIndexInformer (bench/clientgo/main.go, client-go 1.20
-#              vendored in the Kubernetes source tree, managedFields stripped
-#              in its ListWatch): time to HasSynced, CPU until then, peak RSS,
+#   client-go  a SharedIndexInformer (bench/clientgo: today's client-go from
+#              its go.mod, managedFields dropped by SetTransform, streaming
+#              or paged list as its Reflector chooses): time to HasSynced,
+#              CPU until then, peak RSS,
 #              RSS STEADY seconds later, after a forced GC
 #   informerd  started on the namespace: time to /readyz ok, CPU until then,
 #              peak RSS, RSS STEADY seconds later
@@ -39,18 +40,13 @@ eval "$(hack/control-plane.sh env)"
 bazel build -c opt --symlink_prefix=/ //server:informerd //bench:bulk_loader >&2
 bin="$(bazel info -c opt bazel-bin 2>/dev/null)"
 
-# client-go, in GOPATH mode inside the Kubernetes tree of
-# hack/build-apiserver.sh so that its vendored client-go resolves.
-gopath="$INFORMERD_CACHE/kubernetes-src/go"
-[[ -d "$gopath/src/k8s.io/kubernetes/vendor/k8s.io/client-go" ]] ||
-  informerd::die "no Kubernetes source tree at $gopath/src/k8s.io/kubernetes; run hack/build-apiserver.sh"
-ln -sfn "$INFORMERD_ROOT/bench/clientgo" "$gopath/src/k8s.io/kubernetes/cmd/informerd-clientgo-bench"
+# client-go from its own module (bench/clientgo/go.mod), rebuilt when its
+# source or pins change.
 clientgo="$INFORMERD_CACHE/bench-bin/informerd-clientgo-bench"
 mkdir -p "$(dirname "$clientgo")"
-if [[ ! -x "$clientgo" || bench/clientgo/main.go -nt "$clientgo" ]]; then
-  (cd "$gopath/src/k8s.io/kubernetes" &&
-    GOPATH="$gopath" GO111MODULE=off CGO_ENABLED=0 GOFLAGS= \
-      go build -o "$clientgo" k8s.io/kubernetes/cmd/informerd-clientgo-bench) >&2
+if [[ ! -x "$clientgo" || bench/clientgo/main.go -nt "$clientgo" || bench/clientgo/go.sum -nt "$clientgo" ]]; then
+  (cd bench/clientgo && GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=0 \
+    go build -o "$clientgo" .) >&2
 fi
 
 run_dir="$(mktemp -d)"

@@ -276,7 +276,9 @@ start_apiserver() {
   # The service account flags are required by 1.20 (the TokenRequest API
   # signs with the signing key); --api-audiences defaults to the issuer.
   # No controller manager runs, so ServiceAccount admission would reject
-  # every pod for want of a default service account; it is disabled.
+  # every pod for want of a default service account; it is disabled. Since
+  # 1.3x the endpoint reconciler refuses a loopback advertise address; no
+  # pod here ever uses the kubernetes Service's endpoints, so it is off.
   start_component kube-apiserver "$apiserver_bin" \
     --etcd-servers "$etcd_url" \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 \
@@ -292,6 +294,7 @@ start_apiserver() {
     --service-account-signing-key-file "$pki_dir/service-account.key" \
     --disable-admission-plugins ServiceAccount \
     --allow-privileged=true \
+    --endpoint-reconciler-type none \
     --service-cluster-ip-range 10.0.0.0/24 \
     --enable-priority-and-fairness=false
 }

@@ -3,19 +3,16 @@
 // until then, and its peak and steady resident memory, for one resource. It is the
 // client-go side of the cold-sync table in docs/BENCHMARKS.md.
 //
-// client-go 1.20 has no SetTransform, so the ListWatch strips
-// metadata.managedFields from every listed and watched object, as informerd
-// does by default: both caches then hold the same data.
-//
-// Built in GOPATH mode inside the Kubernetes source tree so that the
-// vendored client-go resolves; see bench/clientgo.sh.
+// client-go is today's (go.mod), used as a controller uses it: typed
+// objects, managedFields dropped by SetTransform, and the Reflector's own
+// choice of streaming list (WatchListClient, on by default since 1.35) or
+// paged LIST, so both caches hold the same data.
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
-	"io/ioutil"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -24,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apiruntime "k8s.io/apimachinery/pkg/runtime"
@@ -31,8 +29,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 var (
@@ -43,42 +39,13 @@ var (
 		"wait after sync before reading steady RSS (after a forced GC that returns freed memory to the OS)")
 )
 
-// stripManagedFields drops metadata.managedFields from an object, a list's
-// items, or a watch event's object.
-func stripManagedFields(object apiruntime.Object) {
-	if meta.IsListType(object) {
-		_ = meta.EachListItem(object, func(item apiruntime.Object) error {
-			stripManagedFields(item)
-			return nil
-		})
-		return
-	}
+// stripManagedFields drops metadata.managedFields, as controllers' transforms do.
+func stripManagedFields(object interface{}) (interface{}, error) {
 	if accessor, err := meta.Accessor(object); err == nil {
 		accessor.SetManagedFields(nil)
 	}
+	return object, nil
 }
-
-type strippingWatch struct {
-	inner  watch.Interface
-	result chan watch.Event
-}
-
-func newStrippingWatch(inner watch.Interface) watch.Interface {
-	w := &strippingWatch{inner: inner, result: make(chan watch.Event)}
-	go func() {
-		defer close(w.result)
-		for event := range inner.ResultChan() {
-			if event.Object != nil {
-				stripManagedFields(event.Object)
-			}
-			w.result <- event
-		}
-	}()
-	return w
-}
-
-func (w *strippingWatch) Stop()                          { w.inner.Stop() }
-func (w *strippingWatch) ResultChan() <-chan watch.Event { return w.result }
 
 // cpuSeconds is user + system time of this process.
 func cpuSeconds() float64 {
@@ -92,7 +59,7 @@ func cpuSeconds() float64 {
 
 // statusKiB reads a "Key:   N kB" line of /proc/self/status.
 func statusKiB(key string) int64 {
-	data, err := ioutil.ReadFile("/proc/self/status")
+	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
@@ -123,42 +90,41 @@ func main() {
 		os.Exit(1)
 	}
 	// Typed objects, as a controller's informer factory would hold them.
-	var list func(metav1.ListOptions) (apiruntime.Object, error)
-	var watchFrom func(metav1.ListOptions) (watch.Interface, error)
+	var listWatch *cache.ListWatch
 	var example apiruntime.Object
 	switch *resource {
 	case "configmaps":
 		typed := client.CoreV1().ConfigMaps(*namespace)
-		list = func(o metav1.ListOptions) (apiruntime.Object, error) { return typed.List(context.TODO(), o) }
-		watchFrom = func(o metav1.ListOptions) (watch.Interface, error) { return typed.Watch(context.TODO(), o) }
+		listWatch = &cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (apiruntime.Object, error) {
+				return typed.List(ctx, o)
+			},
+			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+				return typed.Watch(ctx, o)
+			},
+		}
 		example = &corev1.ConfigMap{}
 	case "pods":
 		typed := client.CoreV1().Pods(*namespace)
-		list = func(o metav1.ListOptions) (apiruntime.Object, error) { return typed.List(context.TODO(), o) }
-		watchFrom = func(o metav1.ListOptions) (watch.Interface, error) { return typed.Watch(context.TODO(), o) }
+		listWatch = &cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (apiruntime.Object, error) {
+				return typed.List(ctx, o)
+			},
+			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+				return typed.Watch(ctx, o)
+			},
+		}
 		example = &corev1.Pod{}
 	default:
 		fmt.Fprintln(os.Stderr, "resource: want configmaps or pods, got", *resource)
 		os.Exit(2)
 	}
-	listWatch := &cache.ListWatch{
-		ListFunc: func(options metav1.ListOptions) (apiruntime.Object, error) {
-			result, err := list(options)
-			if err == nil {
-				stripManagedFields(result)
-			}
-			return result, err
-		},
-		WatchFunc: func(options metav1.ListOptions) (watch.Interface, error) {
-			inner, err := watchFrom(options)
-			if err != nil {
-				return nil, err
-			}
-			return newStrippingWatch(inner), nil
-		},
-	}
 	informer := cache.NewSharedIndexInformer(listWatch, example, 0,
 		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	if err := informer.SetTransform(stripManagedFields); err != nil {
+		fmt.Fprintln(os.Stderr, "transform:", err)
+		os.Exit(1)
+	}
 	stop := make(chan struct{})
 	go informer.Run(stop)
 	if !cache.WaitForCacheSync(stop, informer.HasSynced) {

@@ -2,6 +2,7 @@
 // updates, relabels and deletes, informerd's List and Watch must answer
 // exactly as the apiserver does for the same request.
 #include <algorithm>
+#include <iostream>
 #include <random>
 #include <set>
 #include <tuple>
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "server/kube/reflector.h"
 #include "server/kube/watch_decoder.h"
 #include "tests/integration/live_cluster.h"
 
@@ -16,7 +18,9 @@ namespace informerd::testing {
 namespace {
 
 using Item = std::pair<std::string, std::string>;  // name, resourceVersion
-using Seen = std::tuple<std::string, std::string, std::string>;  // type, name, rv
+// type, name, rv, labels ("k=v,..." sorted): the labels tell which state of
+// the object an event carries (for a transition DELETED: the old or the new).
+using Seen = std::tuple<std::string, std::string, std::string, std::string>;
 
 const char* const kSelectors[] = {"", "app=a", "app!=a", "tier in (x,y)", "tier notin (x)",
                                   "!tier", "app,tier", "app=b,tier=y"};
@@ -48,6 +52,23 @@ void Churn(const std::string& ns, int operations, uint32_t seed) {
       }
     }
   }
+}
+
+std::string JoinLabels(std::map<std::string, std::string> labels) {
+  std::string out;
+  for (const auto& [key, value] : labels) absl::StrAppend(&out, out.empty() ? "" : ",", key, "=", value);
+  return out;
+}
+
+std::string JsonLabels(const rapidjson::Value& object) {
+  std::map<std::string, std::string> labels;
+  const rapidjson::Value& metadata = object["metadata"];
+  if (metadata.HasMember("labels") && metadata["labels"].IsObject()) {
+    for (const auto& label : metadata["labels"].GetObject()) {
+      labels[label.name.GetString()] = label.value.GetString();
+    }
+  }
+  return JoinLabels(std::move(labels));
 }
 
 std::string Escape(const std::string& selector) {
@@ -113,7 +134,8 @@ std::vector<Seen> ApiWatch(const std::string& ns, const std::string& selector,
           doc.Parse(frame->data(), frame->size());
           std::string name = doc["object"]["metadata"]["name"].GetString();
           seen.emplace_back(doc["type"].GetString(), name,
-                            doc["object"]["metadata"]["resourceVersion"].GetString());
+                            doc["object"]["metadata"]["resourceVersion"].GetString(),
+                            JsonLabels(doc["object"]));
           done = name == marker;
           return absl::OkStatus();
         });
@@ -140,13 +162,71 @@ std::vector<Seen> InformerdWatch(InProcessServer& server, const std::string& ns,
   v1::WatchEvent event;
   while (reader->Read(&event)) {
     if (event.type() == v1::WatchEvent::BOOKMARK) continue;
-    seen.emplace_back(v1::WatchEvent::Type_Name(event.type()), event.object().name(),
-                      event.object().resource_version());
+    seen.emplace_back(
+        v1::WatchEvent::Type_Name(event.type()), event.object().name(),
+        event.object().resource_version(),
+        JoinLabels({event.object().labels().begin(), event.object().labels().end()}));
     if (event.object().name() == marker) break;
   }
   context.TryCancel();
   reader->Finish();
   return seen;
+}
+
+// What the apiserver answers to a streaming list (KEP-3157) of `ns`.
+struct ApiWatchList {
+  int http_status = 0;
+  std::string refusal;        // the Status message when refused
+  std::vector<Item> initial;  // the initial ADDED events, sorted
+  bool initial_events_end = false;
+  std::string end_resource_version;
+};
+
+ApiWatchList StreamingListFromApiserver(const std::string& ns, const std::string& selector) {
+  ApiWatchList answer;
+  kube::WatchDecoder decoder;
+  auto response = AdminClient().Stream(
+      absl::StrCat("/api/v1/namespaces/", ns,
+                   "/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+                   "&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=30&labelSelector=",
+                   Escape(selector)),
+      [&](std::string_view chunk) {
+        absl::Status status = decoder.Feed(chunk, [&](std::string* frame) {
+          if (answer.initial_events_end) return absl::OkStatus();
+          rapidjson::Document doc;
+          doc.Parse(frame->data(), frame->size());
+          const rapidjson::Value& metadata = doc["object"]["metadata"];
+          const std::string type = doc["type"].GetString();
+          if (type == "ADDED") {
+            answer.initial.emplace_back(metadata["name"].GetString(),
+                                        metadata["resourceVersion"].GetString());
+          } else if (type == "BOOKMARK" && metadata.HasMember("annotations") &&
+                     metadata["annotations"].HasMember("k8s.io/initial-events-end")) {
+            answer.initial_events_end =
+                std::string(metadata["annotations"]["k8s.io/initial-events-end"].GetString()) ==
+                "true";
+            answer.end_resource_version = metadata["resourceVersion"].GetString();
+          } else {
+            ADD_FAILURE() << "unexpected " << type << " before the initial-events-end bookmark";
+          }
+          return absl::OkStatus();
+        });
+        EXPECT_TRUE(status.ok()) << status;
+        return !answer.initial_events_end;
+      });
+  EXPECT_TRUE(response.ok()) << response.status();
+  if (response.ok()) {
+    answer.http_status = response->status;
+    if (response->status != 200) {
+      rapidjson::Document status;
+      status.Parse(response->body.data(), response->body.size());
+      if (status.IsObject() && status.HasMember("message")) {
+        answer.refusal = status["message"].GetString();
+      }
+    }
+  }
+  std::sort(answer.initial.begin(), answer.initial.end());
+  return answer;
 }
 
 class OracleTest : public ::testing::Test {
@@ -292,6 +372,134 @@ TEST_F(OracleTest, InitialEventsEqualTheListThenBookmarkThenLiveEvents) {
   EXPECT_EQ(event.resource_version(), rv);
   context.TryCancel();
   reader->Finish();
+}
+
+// informerd reads its upstream state the way the apiserver it talks to
+// serves it: a streaming list where the apiserver streams one (1.34 and
+// later by default), paged LISTs where it refuses (1.20).
+TEST_F(OracleTest, UpstreamStateComesByStreamingListWhereTheApiserverServesIt) {
+  std::string ns = CreateTestNamespace("oracle-upstream");
+  CreateConfigMap(ns, "one", {});
+  const ApiWatchList api = StreamingListFromApiserver(ns, "");
+  const kube::ReflectorStats& stats = server_->registry().all().front()->reflector->stats();
+  if (api.http_status == 200) {
+    EXPECT_TRUE(api.initial_events_end);
+    EXPECT_GE(stats.streamed_lists.load(), 1u);
+    EXPECT_EQ(stats.streaming_list_refused.load(), 0u);
+    EXPECT_EQ(stats.list_pages.load(), 0u);
+  } else {
+    // Refused as a bad request, not as a failure of the server.
+    EXPECT_TRUE(api.http_status == 400 || api.http_status == 422)
+        << api.http_status << " " << api.refusal;
+    EXPECT_EQ(stats.streamed_lists.load(), 0u);
+    EXPECT_EQ(stats.streaming_list_refused.load(), 1u);
+    EXPECT_GE(stats.list_pages.load(), 1u);
+  }
+  EXPECT_GE(stats.lists.load(), 1u);
+}
+
+// informerd serves WatchList on every version (from its own cache). Where
+// the apiserver streams one too, both give the same initial objects and end
+// them with the same bookmark annotation, at a version not older than asked.
+TEST_F(OracleTest, InitialEventsEqualTheApiserversStreamingList) {
+  std::string ns = CreateTestNamespace("oracle-watchlist");
+  std::string last_write;
+  for (int i = 0; i < 9; ++i) {
+    last_write = CreateConfigMap(ns, absl::StrCat("w-", i), {{"app", i % 3 ? "a" : "b"}});
+  }
+  DeleteConfigMap(ns, "w-4");
+  last_write = UpdateConfigMap(ns, "w-5", {{"app", "b"}}, "moved");
+  const ApiWatchList api = StreamingListFromApiserver(ns, "app=a");
+
+  v1::WatchRequest request;
+  request.mutable_resource()->set_resource("configmaps");
+  request.set_namespace_(ns);
+  request.set_label_selector("app=a");
+  request.set_send_initial_events(true);
+  request.set_resource_version(last_write);
+  request.set_allow_bookmarks(true);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  auto reader = server_->stub().Watch(&context, request);
+  std::vector<Item> initial;
+  v1::WatchEvent event;
+  while (reader->Read(&event) && event.type() == v1::WatchEvent::ADDED) {
+    initial.emplace_back(event.object().name(), event.object().resource_version());
+  }
+  context.TryCancel();
+  reader->Finish();
+  ASSERT_EQ(event.type(), v1::WatchEvent::BOOKMARK);
+  EXPECT_TRUE(event.initial_events_end());
+  EXPECT_GE(std::stoull(event.resource_version()), std::stoull(last_write));
+  std::sort(initial.begin(), initial.end());
+  EXPECT_EQ(initial, ApiList(ns, "app=a", nullptr));
+  if (api.http_status == 200) {
+    EXPECT_EQ(initial, api.initial);
+    EXPECT_TRUE(api.initial_events_end);
+    EXPECT_GE(std::stoull(api.end_resource_version), std::stoull(last_write));
+  }
+}
+
+// A watch from a version informerd's history no longer holds fails as the
+// apiserver's does: its 410 Expired "too old resource version: RV (OLDEST)"
+// is informerd's OUT_OF_RANGE with the same message form. The apiserver's
+// own history begins at its start, informerd's at its first list, so the
+// apiserver may still hold version 1 (1.37's watch cache keeps every event
+// of a young cluster): then only informerd's answer is checked.
+TEST_F(OracleTest, TooOldResourceVersionAnswersAsTheApiserver) {
+  std::string ns = CreateTestNamespace("oracle-too-old");
+  CreateConfigMap(ns, "x", {});
+  std::string first_type, api_message, api_reason;
+  int api_code = 0;
+  kube::WatchDecoder decoder;
+  auto response = AdminClient().Stream(
+      absl::StrCat("/api/v1/namespaces/", ns, "/configmaps?watch=1&resourceVersion=1&timeoutSeconds=5"),
+      [&](std::string_view chunk) {
+        absl::Status fed = decoder.Feed(chunk, [&](std::string* frame) {
+          if (!first_type.empty()) return absl::OkStatus();
+          rapidjson::Document doc;
+          doc.Parse(frame->data(), frame->size());
+          first_type = doc["type"].GetString();
+          if (first_type == "ERROR") {
+            api_message = doc["object"]["message"].GetString();
+            api_code = doc["object"]["code"].GetInt();
+            api_reason = doc["object"]["reason"].GetString();
+          }
+          return absl::OkStatus();
+        });
+        EXPECT_TRUE(fed.ok()) << fed;
+        return first_type.empty();
+      });
+  ASSERT_TRUE(response.ok()) << response.status();
+  if (response->status != 200) {
+    rapidjson::Document status;
+    status.Parse(response->body.data(), response->body.size());
+    first_type = "ERROR";
+    api_message = status["message"].GetString();
+    api_code = status["code"].GetInt();
+    api_reason = status["reason"].GetString();
+  }
+  if (first_type == "ERROR") {
+    EXPECT_EQ(api_code, 410);
+    EXPECT_EQ(api_reason, "Expired");
+    EXPECT_EQ(api_message.rfind("too old resource version: 1 (", 0), 0u) << api_message;
+  } else {
+    std::cout << "the apiserver still holds version 1 (its first event: " << first_type
+              << "); checking informerd's answer alone\n";
+  }
+
+  v1::WatchRequest watch;
+  watch.mutable_resource()->set_resource("configmaps");
+  watch.set_namespace_(ns);
+  watch.set_resource_version("1");
+  grpc::ClientContext context;
+  auto reader = server_->stub().Watch(&context, watch);
+  v1::WatchEvent event;
+  EXPECT_FALSE(reader->Read(&event));
+  grpc::Status status = reader->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::OUT_OF_RANGE);
+  EXPECT_EQ(status.error_message().rfind("too old resource version: 1 (", 0), 0u)
+      << status.error_message();
 }
 
 TEST_F(OracleTest, BadRequestsGetClearErrors) {
