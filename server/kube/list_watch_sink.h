@@ -8,7 +8,9 @@
 // Calls come from the Reflector's one thread, in this order per list:
 //   OnListStart, OnListItem*, OnListEnd, then OnWatchEvent/OnBookmark until
 //   the next OnListStart. A list that fails half way (e.g. its continue token
-//   expired) is abandoned by calling OnListStart again.
+//   expired, or a streaming list's stream broke) is abandoned by calling
+//   OnListStart again. A list is either LIST pages or the initial events of
+//   a streaming list; the calls are the same.
 #ifndef INFORMERD_SERVER_KUBE_LIST_WATCH_SINK_H_
 #define INFORMERD_SERVER_KUBE_LIST_WATCH_SINK_H_
 

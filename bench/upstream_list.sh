@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Upstream cost of a sync (docs/BENCHMARKS.md): how much memory and CPU the
+# kube-apiserver spends while one client syncs COUNT pods of about 10 KB,
+# when the client reads them with paged LISTs (limit=500) and when it reads
+# them with a streaming list (WATCH with sendInitialEvents, KEP-3157), for
+#   informerd   --upstream-list=paged and --upstream-list=stream
+#   client-go   today's (bench/clientgo), with WatchListClient off and on
+# Before each sync the apiserver is restarted and its pod watch cache
+# filled, its peak RSS mark is reset (/proc/PID/clear_refs), then the
+# sync runs to ready; the row gives the apiserver's peak RSS above its RSS
+# before the sync, and its CPU seconds during it. Systems take turns for
+# ROUNDS rounds; the second table gives medians and the stream/paged ratio.
+#
+# Usage: bench/upstream_list.sh [--quick]
+#   --quick  500 pods, one round (the smoke run)
+# Settings (environment): UPSTREAM_COUNT (50000), UPSTREAM_ROUNDS (3),
+#   UPSTREAM_GRPC_PORT (50074), UPSTREAM_HTTP_PORT (8074)
+# Runs against the control plane of `hack/control-plane.sh env`, which it
+# restarts (its kube-apiserver) between rows.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
+cd "$INFORMERD_ROOT"
+
+count="${UPSTREAM_COUNT:-50000}"
+rounds="${UPSTREAM_ROUNDS:-3}"
+grpc_port="${UPSTREAM_GRPC_PORT:-50074}"
+http_port="${UPSTREAM_HTTP_PORT:-8074}"
+if [[ "${1:-}" == "--quick" ]]; then
+  count=500 rounds=1
+elif (($# > 0)); then
+  informerd::die "usage: bench/upstream_list.sh [--quick]"
+fi
+
+eval "$(hack/control-plane.sh env)"
+bazel build -c opt --symlink_prefix=/ //server:informerd //bench:bulk_loader >&2
+bin="$(bazel info -c opt bazel-bin 2>/dev/null)"
+clientgo="$INFORMERD_CACHE/bench-bin/informerd-clientgo-bench"
+mkdir -p "$(dirname "$clientgo")"
+if [[ ! -x "$clientgo" || bench/clientgo/main.go -nt "$clientgo" || bench/clientgo/go.sum -nt "$clientgo" ]]; then
+  (cd bench/clientgo && GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=0 \
+    go build -o "$clientgo" .) >&2
+fi
+
+run_dir="$(mktemp -d)"
+informerd_pid=""
+cleanup() {
+  if [[ -n "$informerd_pid" ]]; then kill "$informerd_pid" 2>/dev/null || true; fi
+  rm -rf "$run_dir"
+}
+trap cleanup EXIT
+
+token="$(<"$INFORMERD_ADMIN_TOKEN_FILE")"
+api() {
+  curl -fsS --cacert "$INFORMERD_CA_FILE" -H "Authorization: Bearer $token" "$@"
+}
+ns="bench-upstream-pods-$count"
+have="$(api "$INFORMERD_APISERVER_URL/api/v1/namespaces/$ns/pods?limit=1" |
+  python3 -c 'import json,sys; l=json.load(sys.stdin); print(len(l.get("items",[])) + l.get("metadata",{}).get("remainingItemCount",0))')"
+if ((have < count)); then
+  informerd::log "loading $count pods into $ns"
+  "$bin/bench/bulk_loader" --apiserver_url "$INFORMERD_APISERVER_URL" \
+    --ca_file "$INFORMERD_CA_FILE" --token_file "$INFORMERD_ADMIN_TOKEN_FILE" \
+    --namespace_ "$ns" --resource pods --count "$count" --concurrency 8 >&2
+fi
+
+apiserver_pid() { cat "$INFORMERD_CP_DIR/pids/kube-apiserver.pid"; }
+# CPU seconds (user + system) and VmRSS, VmHWM in KiB of PID.
+process_stats() {
+  local ticks
+  ticks="$(awk '{print $14 + $15}' "/proc/$1/stat")"
+  echo "$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.2f", t / hz}')" \
+    "$(awk '/^VmRSS:/{print $2}' "/proc/$1/status")" "$(awk '/^VmHWM:/{print $2}' "/proc/$1/status")"
+}
+
+# A fresh apiserver whose pod watch cache holds the namespace: a list from
+# the cache (resourceVersion=0) waits for it.
+fresh_apiserver() {
+  hack/control-plane.sh restart-apiserver >&2
+  api -o /dev/null "$INFORMERD_APISERVER_URL/api/v1/namespaces/$ns/pods?resourceVersion=0&limit=1"
+}
+
+# sync SYSTEM: runs one sync to ready; prints "seconds objects".
+sync() {
+  local start end objects
+  start="$(date +%s.%N)"
+  case "$1" in
+    informerd-*)
+      cat >"$run_dir/config.yaml" <<YAML
+resources:
+  - resource: pods
+    namespace: $ns
+YAML
+      "$bin/server/informerd" --kubeconfig "$KUBECONFIG" --config "$run_dir/config.yaml" \
+        --grpc_address "127.0.0.1:$grpc_port" --http_address "127.0.0.1:$http_port" \
+        --upstream_list "${1#informerd-}" --log_level warning >"$run_dir/informerd.log" 2>&1 &
+      informerd_pid=$!
+      until curl -fs "http://127.0.0.1:$http_port/readyz" >/dev/null 2>&1; do
+        kill -0 "$informerd_pid" 2>/dev/null ||
+          informerd::die "informerd exited: $(tail -5 "$run_dir/informerd.log")"
+        sleep 0.01
+      done
+      end="$(date +%s.%N)"
+      objects="$(curl -fs "http://127.0.0.1:$http_port/metrics" |
+        awk '/^informerd_cached_objects/{n += $NF} END{printf "%d", n}')"
+      kill "$informerd_pid"
+      wait "$informerd_pid" 2>/dev/null || true
+      informerd_pid=""
+      ;;
+    client-go-*)
+      local gate=true
+      [[ "$1" == client-go-paged ]] && gate=false
+      objects="$(KUBE_FEATURE_WatchListClient="$gate" "$clientgo" --kubeconfig "$KUBECONFIG" \
+        --resource pods --namespace "$ns" --steady 0s | tr ' ' '\n' | awk -F= '$1 == "objects" {print $2}')"
+      end="$(date +%s.%N)"
+      ;;
+  esac
+  echo "$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.3f", b - a}') $objects"
+}
+
+systems=(informerd-paged informerd-stream client-go-paged client-go-stream)
+results="$run_dir/results"
+version="$("$(informerd::apiserver_binary)" --version | awk '{print $2}')"
+echo "kube-apiserver $version, $count pods of about 10 KB in one namespace"
+echo
+echo "| round | client | list | objects | time to synced s | apiserver peak RSS above before, MiB | apiserver CPU s |"
+echo "|---|---|---|---|---|---|---|"
+for ((round = 1; round <= rounds; round++)); do
+  for system in "${systems[@]}"; do
+    fresh_apiserver
+    pid="$(apiserver_pid)"
+    read -r cpu_before rss_before _ <<<"$(process_stats "$pid")"
+    echo 5 >"/proc/$pid/clear_refs"
+    read -r seconds objects <<<"$(sync "$system")"
+    read -r cpu_after _ hwm <<<"$(process_stats "$pid")"
+    awk -v round="$round" -v s="$system" -v n="$objects" -v t="$seconds" -v rb="$rss_before" \
+      -v hwm="$hwm" -v cb="$cpu_before" -v ca="$cpu_after" -v res="$results" 'BEGIN{
+        split(s, part, "-"); list = part[length(part)]; client = s; sub("-" list "$", "", client)
+        peak = (hwm - rb) / 1024; cpu = ca - cb
+        printf "| %d | %s | %s | %d | %.3f | %.1f | %.2f |\n", round, client, list, n, t, peak, cpu
+        printf "%s %.1f %.2f\n", s, peak, cpu >> res }'
+  done
+done
+
+# median SYSTEM COLUMN (2 = peak MiB, 3 = CPU s) of $results.
+median() {
+  awk -v s="$1" -v col="$2" '$1 == s {print $col}' "$results" | sort -g | awk '{v[NR] = $1} END{
+    if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
+    else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+echo
+echo "Medians of $rounds rounds:"
+echo
+echo "| client | apiserver peak MiB, paged | streaming | streaming / paged | apiserver CPU s, paged | streaming | streaming / paged |"
+echo "|---|---|---|---|---|---|---|"
+for client in informerd client-go; do
+  awk -v c="$client" -v pp="$(median "$client-paged" 2)" -v ps="$(median "$client-stream" 2)" \
+    -v cp="$(median "$client-paged" 3)" -v cs="$(median "$client-stream" 3)" 'BEGIN{
+      printf "| %s | %.1f | %.1f | %.2fx | %.2f | %.2f | %.2fx |\n", c, pp, ps, (pp > 0 ? ps / pp : 0), cp, cs, (cp > 0 ? cs / cp : 0) }'
+done
