@@ -77,4 +77,9 @@ out="$(bash -c 'set -euo pipefail; source "$1"; f() { false; }; f' probe.sh \
 grep -q 'error: "false" failed with status 1' <<<"$out" ||
   fail "a failing script did not say what failed: '$out'"
 
+# A script without `set -e` checks statuses itself: no message.
+out="$(bash -c 'set -uo pipefail; source "$1"; grep -q x /dev/null; echo done' probe.sh \
+  "$root/hack/lib.sh" 2>&1)"
+[[ "$out" == done ]] || fail "a script without set -e got an error message: '$out'"
+
 ((failures == 0)) && echo "PASS"

@@ -8,10 +8,16 @@ INFORMERD_CACHE="${INFORMERD_CACHE:-${HOME:-$(echo ~)}/.cache/informerd}"
 
 # Under `set -e` a failing command ends a script silently; this names the
 # command, its status and where it ran. It fires only where `set -e` would
-# exit (never inside `if` or `||`), and errtrace carries it into functions
-# and subshells.
+# exit (never inside `if` or `||`), and says something only while `set -e`
+# is on (scripts without it look at statuses themselves); errtrace carries
+# it into functions and subshells.
+informerd::on_error() {
+  local status="$1" line="$2" source="$3" command="$4"
+  [[ $- == *e* ]] || return 0
+  informerd::log "error: \"$command\" failed with status $status at ${source##*/}:$line"
+}
 set -o errtrace
-trap 'informerd::log "error: \"$BASH_COMMAND\" failed with status $? at ${BASH_SOURCE[0]##*/}:$LINENO"' ERR
+trap 'informerd::on_error "$?" "$LINENO" "${BASH_SOURCE[0]:-$0}" "$BASH_COMMAND"' ERR
 
 # Prints a message on stderr, prefixed with the calling script's name, so
 # that messages stay apart from output meant for eval or for pipes.
