@@ -4,7 +4,7 @@
 # Missing variables fail the test; they never skip it.
 set -euo pipefail
 
-required=(KUBECONFIG INFORMERD_APISERVER_URL INFORMERD_CP_DIR INFORMERD_CA_FILE
+required=(KUBECONFIG INFORMERD_APISERVER_URL INFORMERD_KUBE_VERSION INFORMERD_CP_DIR INFORMERD_CA_FILE
   INFORMERD_ADMIN_TOKEN_FILE INFORMERD_ALICE_TOKEN_FILE INFORMERD_BOB_TOKEN_FILE
   INFORMERD_CAROL_TOKEN_FILE INFORMERD_ALICE_KUBECONFIG INFORMERD_CERTUSER_KUBECONFIG
   INFORMERD_CERTUSER_CERT_FILE INFORMERD_CERTUSER_KEY_FILE)
@@ -33,6 +33,14 @@ expect_status 401 /api/v1/namespaces/default/configmaps -H "Authorization: Beare
 # and rejected as unauthenticated.
 expect_status 403 /api/v1/namespaces/default/configmaps \
   --cert "$INFORMERD_CERTUSER_CERT_FILE" --key "$INFORMERD_CERTUSER_KEY_FILE"
+
+# The apiserver is the version the run says it tests against.
+version="$(curl -sS --cacert "$INFORMERD_CA_FILE" -H "$(bearer "$INFORMERD_ADMIN_TOKEN_FILE")" \
+  "$INFORMERD_APISERVER_URL/version" | python3 -c 'import json, sys; print(json.load(sys.stdin)["gitVersion"])')" || true
+if [[ "$version" != "v$INFORMERD_KUBE_VERSION."* ]]; then
+  echo "FAIL: /version says '$version', want v$INFORMERD_KUBE_VERSION.x"
+  failures=$((failures + 1))
+fi
 
 grep -q "server: $INFORMERD_APISERVER_URL" "$KUBECONFIG" || {
   echo "FAIL: $KUBECONFIG does not point at $INFORMERD_APISERVER_URL"
