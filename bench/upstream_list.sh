@@ -14,7 +14,7 @@
 # Usage: bench/upstream_list.sh [--quick]
 #   --quick  500 pods, one round (the smoke run)
 # Settings (environment): UPSTREAM_COUNT (50000), UPSTREAM_ROUNDS (3),
-#   UPSTREAM_GRPC_PORT (50074), UPSTREAM_HTTP_PORT (8074)
+#   UPSTREAM_GRPC_PORT (50075), UPSTREAM_HTTP_PORT (8075)
 # Runs against the control plane of `hack/control-plane.sh env`, which it
 # restarts (its kube-apiserver) between rows.
 set -euo pipefail
@@ -23,8 +23,8 @@ cd "$INFORMERD_ROOT"
 
 count="${UPSTREAM_COUNT:-50000}"
 rounds="${UPSTREAM_ROUNDS:-3}"
-grpc_port="${UPSTREAM_GRPC_PORT:-50074}"
-http_port="${UPSTREAM_HTTP_PORT:-8074}"
+grpc_port="${UPSTREAM_GRPC_PORT:-50075}"
+http_port="${UPSTREAM_HTTP_PORT:-8075}"
 if [[ "${1:-}" == "--quick" ]]; then
   count=500 rounds=1
 elif (($# > 0)); then
