@@ -62,7 +62,7 @@ run coldsync '^\| 1 \| configmaps \| 200 \| client-go \|
 run upstream_list '^\| 1 \| informerd \| paged \| 500 \|
 ^\| 1 \| informerd \| stream \| 500 \|
 ^\| 1 \| client-go \| stream \| 500 \|
-^\| informerd \| [0-9.]+ \| [0-9.]+ \| [0-9.]+x \|' bench/upstream_list.sh --quick
+^\| informerd \| [0-9.]+ \| [0-9.]+ \| [0-9]+ \| [0-9]+ \| [0-9.]+x \|' bench/upstream_list.sh --quick
 run read_benchmark '^\| get \| informerd \| 10 \| max \|
 ^\| get \| informerd \(open loop, 1 client thread\) \| 10 \| 200 \|
 ^\| list_label \| apiserver \(watch cache, RV=0\) \| 1 \|

@@ -8,7 +8,10 @@
 # Before each sync the apiserver is restarted and its pod watch cache
 # filled, its peak RSS mark is reset (/proc/PID/clear_refs), then the
 # sync runs to ready; the row gives the apiserver's peak RSS above its RSS
-# before the sync, and its CPU seconds during it. Systems take turns for
+# before the sync, the bytes its Go heap allocated during the sync
+# (go_memstats_alloc_bytes_total: the memory pressure a sync causes, which
+# RSS hides when the heap already holds enough free memory from the
+# apiserver's own start), and its CPU seconds during it. Systems take turns for
 # ROUNDS rounds; the second table gives medians and the stream/paged ratio.
 #
 # Usage: bench/upstream_list.sh [--quick]
@@ -79,6 +82,11 @@ fresh_apiserver() {
   api -o /dev/null "$INFORMERD_APISERVER_URL/api/v1/namespaces/$ns/pods?resourceVersion=0&limit=1"
 }
 
+# The apiserver's Go heap allocations so far, in bytes.
+allocated_bytes() {
+  api "$INFORMERD_APISERVER_URL/metrics" | awk '$1 == "go_memstats_alloc_bytes_total" {printf "%.0f", $2}'
+}
+
 # sync SYSTEM: runs one sync to ready; prints "seconds objects".
 sync() {
   local start end objects
@@ -122,26 +130,29 @@ results="$run_dir/results"
 version="$("$(informerd::apiserver_binary)" --version | awk '{print $2}')"
 echo "kube-apiserver $version, $count pods of about 10 KB in one namespace"
 echo
-echo "| round | client | list | objects | time to synced s | apiserver peak RSS above before, MiB | apiserver CPU s |"
-echo "|---|---|---|---|---|---|---|"
+echo "| round | client | list | objects | time to synced s | apiserver peak RSS above before, MiB | apiserver heap allocated, MiB | apiserver CPU s |"
+echo "|---|---|---|---|---|---|---|---|"
 for ((round = 1; round <= rounds; round++)); do
   for system in "${systems[@]}"; do
     fresh_apiserver
     pid="$(apiserver_pid)"
+    alloc_before="$(allocated_bytes)"
     read -r cpu_before rss_before _ <<<"$(process_stats "$pid")"
     echo 5 >"/proc/$pid/clear_refs"
     read -r seconds objects <<<"$(sync "$system")"
     read -r cpu_after _ hwm <<<"$(process_stats "$pid")"
+    alloc_after="$(allocated_bytes)"
     awk -v round="$round" -v s="$system" -v n="$objects" -v t="$seconds" -v rb="$rss_before" \
-      -v hwm="$hwm" -v cb="$cpu_before" -v ca="$cpu_after" -v res="$results" 'BEGIN{
+      -v hwm="$hwm" -v cb="$cpu_before" -v ca="$cpu_after" -v ab="$alloc_before" \
+      -v aa="$alloc_after" -v res="$results" 'BEGIN{
         split(s, part, "-"); list = part[length(part)]; client = s; sub("-" list "$", "", client)
-        peak = (hwm - rb) / 1024; cpu = ca - cb
-        printf "| %d | %s | %s | %d | %.3f | %.1f | %.2f |\n", round, client, list, n, t, peak, cpu
-        printf "%s %.1f %.2f\n", s, peak, cpu >> res }'
+        peak = (hwm - rb) / 1024; cpu = ca - cb; alloc = (aa - ab) / 1048576
+        printf "| %d | %s | %s | %d | %.3f | %.1f | %.0f | %.2f |\n", round, client, list, n, t, peak, alloc, cpu
+        printf "%s %.1f %.2f %.0f\n", s, peak, cpu, alloc >> res }'
   done
 done
 
-# median SYSTEM COLUMN (2 = peak MiB, 3 = CPU s) of $results.
+# median SYSTEM COLUMN (2 = peak MiB, 3 = CPU s, 4 = allocated MiB) of $results.
 median() {
   awk -v s="$1" -v col="$2" '$1 == s {print $col}' "$results" | sort -g | awk '{v[NR] = $1} END{
     if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
@@ -150,10 +161,12 @@ median() {
 echo
 echo "Medians of $rounds rounds:"
 echo
-echo "| client | apiserver peak MiB, paged | streaming | streaming / paged | apiserver CPU s, paged | streaming | streaming / paged |"
-echo "|---|---|---|---|---|---|---|"
+echo "| client | apiserver peak RSS MiB, paged | streaming | apiserver heap allocated MiB, paged | streaming | streaming / paged | apiserver CPU s, paged | streaming | streaming / paged |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for client in informerd client-go; do
   awk -v c="$client" -v pp="$(median "$client-paged" 2)" -v ps="$(median "$client-stream" 2)" \
+    -v ap="$(median "$client-paged" 4)" -v as="$(median "$client-stream" 4)" \
     -v cp="$(median "$client-paged" 3)" -v cs="$(median "$client-stream" 3)" 'BEGIN{
-      printf "| %s | %.1f | %.1f | %.2fx | %.2f | %.2f | %.2fx |\n", c, pp, ps, (pp > 0 ? ps / pp : 0), cp, cs, (cp > 0 ? cs / cp : 0) }'
+      printf "| %s | %.1f | %.1f | %.0f | %.0f | %.2fx | %.2f | %.2f | %.2fx |\n", c, pp, ps, ap, as,
+        (ap > 0 ? as / ap : 0), cp, cs, (cp > 0 ? cs / cp : 0) }'
 done
