@@ -24,6 +24,7 @@
 #   COLDSYNC_GRPC_PORT (50073), COLDSYNC_HTTP_PORT (8073)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
+source "$INFORMERD_ROOT/bench/lib.sh"
 cd "$INFORMERD_ROOT"
 
 count="${COLDSYNC_COUNT:-10000}"
@@ -37,17 +38,8 @@ if [[ "${1:-}" == "--quick" ]]; then
 fi
 
 eval "$(hack/control-plane.sh env)"
-bazel build -c opt --symlink_prefix=/ //server:informerd //bench:bulk_loader >&2
-bin="$(bazel info -c opt bazel-bin 2>/dev/null)"
-
-# client-go from its own module (bench/clientgo/go.mod), rebuilt when its
-# source or pins change.
-clientgo="$INFORMERD_CACHE/bench-bin/informerd-clientgo-bench"
-mkdir -p "$(dirname "$clientgo")"
-if [[ ! -x "$clientgo" || bench/clientgo/main.go -nt "$clientgo" || bench/clientgo/go.sum -nt "$clientgo" ]]; then
-  (cd bench/clientgo && GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=0 \
-    go build -o "$clientgo" .) >&2
-fi
+bin="$(bench::build_opt)"
+clientgo="$(bench::clientgo_binary)"
 
 run_dir="$(mktemp -d)"
 informerd_pid=""
@@ -57,31 +49,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-token="$(cat "$INFORMERD_ADMIN_TOKEN_FILE")"
-api() {
-  curl -sS --cacert "$INFORMERD_CA_FILE" -H "Authorization: Bearer $token" "$@"
-}
-
-# load RESOURCE NAMESPACE COUNT: creates what is missing.
-load() {
-  local have
-  have="$(api "$INFORMERD_APISERVER_URL/api/v1/namespaces/$2/$1?limit=1" |
-    python3 -c 'import json,sys; l=json.load(sys.stdin); print(len(l.get("items",[])) + l.get("metadata",{}).get("remainingItemCount",0))')"
-  if ((have < $3)); then
-    "$bin/bench/bulk_loader" --apiserver_url "$INFORMERD_APISERVER_URL" \
-      --ca_file "$INFORMERD_CA_FILE" --token_file "$INFORMERD_ADMIN_TOKEN_FILE" \
-      --namespace_ "$2" --resource "$1" --count "$3" --concurrency 8 >&2
-  fi
-}
-
-# process_stats PID: "cpu_seconds rss_kib hwm_kib"
-process_stats() {
-  local ticks rss hwm
-  ticks="$(awk '{print $14 + $15}' "/proc/$1/stat")"
-  rss="$(awk '/^VmRSS:/{print $2}' "/proc/$1/status")"
-  hwm="$(awk '/^VmHWM:/{print $2}' "/proc/$1/status")"
-  echo "$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.2f", t / hz}') $rss $hwm"
-}
+api() { bench::api "$@"; }
+process_stats() { bench::process_stats "$@"; }
 
 # informerd_sync RESOURCE NAMESPACE: "objects=... synced_seconds=... cpu_seconds=...
 # peak_kib=... steady_kib=...", as the client-go program prints.
@@ -128,7 +97,7 @@ echo "| round | resource | objects | system | time to synced s | CPU s | peak RS
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for resource in $resources; do
   ns="bench-coldsync-$resource-$count"
-  load "$resource" "$ns" "$count"
+  bench::load "$bin" "$resource" "$ns" "$count"
   for ((round = 1; round <= rounds; round++)); do
     # The floor: the apiserver's own LIST, as the Reflector asks for it
     # (served from the watch cache in one piece at resourceVersion=0).

@@ -22,6 +22,7 @@
 # restarts (its kube-apiserver) between rows.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
+source "$INFORMERD_ROOT/bench/lib.sh"
 cd "$INFORMERD_ROOT"
 
 count="${UPSTREAM_COUNT:-50000}"
@@ -35,14 +36,8 @@ elif (($# > 0)); then
 fi
 
 eval "$(hack/control-plane.sh env)"
-bazel build -c opt --symlink_prefix=/ //server:informerd //bench:bulk_loader >&2
-bin="$(bazel info -c opt bazel-bin 2>/dev/null)"
-clientgo="$INFORMERD_CACHE/bench-bin/informerd-clientgo-bench"
-mkdir -p "$(dirname "$clientgo")"
-if [[ ! -x "$clientgo" || bench/clientgo/main.go -nt "$clientgo" || bench/clientgo/go.sum -nt "$clientgo" ]]; then
-  (cd bench/clientgo && GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=0 \
-    go build -o "$clientgo" .) >&2
-fi
+bin="$(bench::build_opt)"
+clientgo="$(bench::clientgo_binary)"
 
 run_dir="$(mktemp -d)"
 informerd_pid=""
@@ -52,28 +47,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-token="$(<"$INFORMERD_ADMIN_TOKEN_FILE")"
-api() {
-  curl -fsS --cacert "$INFORMERD_CA_FILE" -H "Authorization: Bearer $token" "$@"
-}
+api() { bench::api -f "$@"; }
 ns="bench-upstream-pods-$count"
-have="$(api "$INFORMERD_APISERVER_URL/api/v1/namespaces/$ns/pods?limit=1" |
-  python3 -c 'import json,sys; l=json.load(sys.stdin); print(len(l.get("items",[])) + l.get("metadata",{}).get("remainingItemCount",0))')"
-if ((have < count)); then
-  informerd::log "loading $count pods into $ns"
-  "$bin/bench/bulk_loader" --apiserver_url "$INFORMERD_APISERVER_URL" \
-    --ca_file "$INFORMERD_CA_FILE" --token_file "$INFORMERD_ADMIN_TOKEN_FILE" \
-    --namespace_ "$ns" --resource pods --count "$count" --concurrency 8 >&2
-fi
+bench::load "$bin" pods "$ns" "$count"
 
 apiserver_pid() { cat "$INFORMERD_CP_DIR/pids/kube-apiserver.pid"; }
-# CPU seconds (user + system) and VmRSS, VmHWM in KiB of PID.
-process_stats() {
-  local ticks
-  ticks="$(awk '{print $14 + $15}' "/proc/$1/stat")"
-  echo "$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.2f", t / hz}')" \
-    "$(awk '/^VmRSS:/{print $2}' "/proc/$1/status")" "$(awk '/^VmHWM:/{print $2}' "/proc/$1/status")"
-}
+process_stats() { bench::process_stats "$@"; }
 
 # A fresh apiserver whose pod watch cache holds the namespace: a list from
 # the cache (resourceVersion=0) waits for it.

@@ -1,0 +1,54 @@
+# Shared functions for the benchmark scripts that sync objects from a
+# control plane of `hack/control-plane.sh env` (coldsync.sh,
+# upstream_list.sh). Source it after hack/lib.sh, with the control plane's
+# variables in the environment; it defines functions and nothing else.
+
+# Prints the bazel-bin of an optimized build of informerd and bulk_loader,
+# building them first.
+bench::build_opt() {
+  (cd "$INFORMERD_ROOT" &&
+    bazel build -c opt --symlink_prefix=/ //server:informerd //bench:bulk_loader >&2 &&
+    bazel info -c opt bazel-bin 2>/dev/null)
+}
+
+# Prints the path of the client-go side (bench/clientgo: today's client-go
+# from its own go.mod), rebuilt when its source or pins change.
+bench::clientgo_binary() {
+  local binary="$INFORMERD_CACHE/bench-bin/informerd-clientgo-bench"
+  local source="$INFORMERD_ROOT/bench/clientgo"
+  mkdir -p "$(dirname "$binary")"
+  if [[ ! -x "$binary" || "$source/main.go" -nt "$binary" || "$source/go.sum" -nt "$binary" ]]; then
+    (cd "$source" && GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=0 \
+      go build -o "$binary" .) >&2
+  fi
+  echo "$binary"
+}
+
+# Calls the apiserver as the admin: bench::api CURL_ARG...
+bench::api() {
+  curl -sS --cacert "$INFORMERD_CA_FILE" \
+    -H "Authorization: Bearer $(<"$INFORMERD_ADMIN_TOKEN_FILE")" "$@"
+}
+
+# Creates what is missing of COUNT objects of RESOURCE in NAMESPACE, with
+# the bulk_loader in BIN (a bazel-bin).
+# Usage: bench::load BIN RESOURCE NAMESPACE COUNT
+bench::load() {
+  local bin="$1" resource="$2" namespace="$3" count="$4" have
+  have="$(bench::api "$INFORMERD_APISERVER_URL/api/v1/namespaces/$namespace/$resource?limit=1" |
+    python3 -c 'import json,sys; l=json.load(sys.stdin); print(len(l.get("items",[])) + l.get("metadata",{}).get("remainingItemCount",0))')"
+  if ((have < count)); then
+    "$bin/bench/bulk_loader" --apiserver_url "$INFORMERD_APISERVER_URL" \
+      --ca_file "$INFORMERD_CA_FILE" --token_file "$INFORMERD_ADMIN_TOKEN_FILE" \
+      --namespace_ "$namespace" --resource "$resource" --count "$count" --concurrency 8 >&2
+  fi
+}
+
+# Prints "CPU_SECONDS RSS_KIB HWM_KIB" of PID (user + system time, VmRSS,
+# VmHWM).
+bench::process_stats() {
+  local ticks
+  ticks="$(awk '{print $14 + $15}' "/proc/$1/stat")"
+  echo "$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.2f", t / hz}')" \
+    "$(awk '/^VmRSS:/{print $2}' "/proc/$1/status")" "$(awk '/^VmHWM:/{print $2}' "/proc/$1/status")"
+}
