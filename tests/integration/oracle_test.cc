@@ -229,6 +229,35 @@ ApiWatchList StreamingListFromApiserver(const std::string& ns, const std::string
   return answer;
 }
 
+// informerd's WatchList (send_initial_events) of `ns` from a state not
+// older than `min_rv` (the latest informerd has seen may trail the
+// apiserver by an event in flight: the version of one's own last write
+// asks for a state at least that new, as the apiserver's NotOlderThan).
+std::unique_ptr<grpc::ClientReader<v1::WatchEvent>> InformerdWatchList(
+    InProcessServer& server, grpc::ClientContext* context, const std::string& ns,
+    const std::string& selector, const std::string& min_rv) {
+  v1::WatchRequest request;
+  request.mutable_resource()->set_resource("configmaps");
+  request.set_namespace_(ns);
+  request.set_label_selector(selector);
+  request.set_send_initial_events(true);
+  request.set_resource_version(min_rv);
+  request.set_allow_bookmarks(true);
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  return server.stub().Watch(context, request);
+}
+
+// The initial ADDED events, sorted; `*end` is the event that ended them.
+std::vector<Item> ReadInitialEvents(grpc::ClientReader<v1::WatchEvent>& reader,
+                                    v1::WatchEvent* end) {
+  std::vector<Item> initial;
+  while (reader.Read(end) && end->type() == v1::WatchEvent::ADDED) {
+    initial.emplace_back(end->object().name(), end->object().resource_version());
+  }
+  std::sort(initial.begin(), initial.end());
+  return initial;
+}
+
 class OracleTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -343,27 +372,12 @@ TEST_F(OracleTest, InitialEventsEqualTheListThenBookmarkThenLiveEvents) {
   for (int i = 0; i < 12; ++i) {
     last_write = CreateConfigMap(ns, absl::StrCat("i-", i), {{"app", i % 2 ? "a" : "b"}});
   }
-  v1::WatchRequest request;
-  request.mutable_resource()->set_resource("configmaps");
-  request.set_namespace_(ns);
-  request.set_label_selector("app=a");
-  request.set_send_initial_events(true);
-  // "The latest" is the latest informerd has seen, which may trail the
-  // apiserver by an event in flight; the version of our own last write
-  // asks for a state at least that new, as the apiserver's NotOlderThan.
-  request.set_resource_version(last_write);
-  request.set_allow_bookmarks(true);
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-  auto reader = server_->stub().Watch(&context, request);
-  std::vector<Item> initial;
+  auto reader = InformerdWatchList(*server_, &context, ns, "app=a", last_write);
   v1::WatchEvent event;
-  while (reader->Read(&event) && event.type() == v1::WatchEvent::ADDED) {
-    initial.emplace_back(event.object().name(), event.object().resource_version());
-  }
+  std::vector<Item> initial = ReadInitialEvents(*reader, &event);
   ASSERT_EQ(event.type(), v1::WatchEvent::BOOKMARK);
   EXPECT_TRUE(event.initial_events_end());
-  std::sort(initial.begin(), initial.end());
   EXPECT_EQ(initial, ApiList(ns, "app=a", nullptr));
   std::string rv = CreateConfigMap(ns, "live", {{"app", "a"}});
   ASSERT_TRUE(reader->Read(&event));
@@ -411,27 +425,15 @@ TEST_F(OracleTest, InitialEventsEqualTheApiserversStreamingList) {
   last_write = UpdateConfigMap(ns, "w-5", {{"app", "b"}}, "moved");
   const ApiWatchList api = StreamingListFromApiserver(ns, "app=a");
 
-  v1::WatchRequest request;
-  request.mutable_resource()->set_resource("configmaps");
-  request.set_namespace_(ns);
-  request.set_label_selector("app=a");
-  request.set_send_initial_events(true);
-  request.set_resource_version(last_write);
-  request.set_allow_bookmarks(true);
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-  auto reader = server_->stub().Watch(&context, request);
-  std::vector<Item> initial;
+  auto reader = InformerdWatchList(*server_, &context, ns, "app=a", last_write);
   v1::WatchEvent event;
-  while (reader->Read(&event) && event.type() == v1::WatchEvent::ADDED) {
-    initial.emplace_back(event.object().name(), event.object().resource_version());
-  }
+  const std::vector<Item> initial = ReadInitialEvents(*reader, &event);
   context.TryCancel();
   reader->Finish();
   ASSERT_EQ(event.type(), v1::WatchEvent::BOOKMARK);
   EXPECT_TRUE(event.initial_events_end());
   EXPECT_GE(std::stoull(event.resource_version()), std::stoull(last_write));
-  std::sort(initial.begin(), initial.end());
   EXPECT_EQ(initial, ApiList(ns, "app=a", nullptr));
   if (api.http_status == 200) {
     EXPECT_EQ(initial, api.initial);
