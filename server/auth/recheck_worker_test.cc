@@ -8,11 +8,12 @@ namespace informerd::auth {
 namespace {
 
 TEST(RecheckWorkerTest, RunsTasksInOrderOnItsThread) {
-  RecheckWorker worker;
+  // What the tasks touch outlives the worker's thread (declared first).
   std::vector<int> order;
   absl::Notification done;
   std::thread::id caller = std::this_thread::get_id();
   std::thread::id ran_on;
+  RecheckWorker worker;
   ASSERT_TRUE(worker.Submit([&] { order.push_back(1); }));
   ASSERT_TRUE(worker.Submit([&] {
     order.push_back(2);
@@ -25,9 +26,11 @@ TEST(RecheckWorkerTest, RunsTasksInOrderOnItsThread) {
 }
 
 TEST(RecheckWorkerTest, RefusesTasksBeyondTheQueueBound) {
-  RecheckWorker worker(/*max_queued=*/1);
+  // Declared before the worker, so they outlive its thread: the task may
+  // still be inside release.WaitForNotification() when the test body ends.
   absl::Notification started;
   absl::Notification release;
+  RecheckWorker worker(/*max_queued=*/1);
   ASSERT_TRUE(worker.Submit([&] {
     started.Notify();
     release.WaitForNotification();
