@@ -258,6 +258,20 @@ std::vector<Item> ReadInitialEvents(grpc::ClientReader<v1::WatchEvent>& reader,
   return initial;
 }
 
+// A Watch of configmaps in `ns` ("": all) from `rv` that must end before
+// its first event; returns how it ended.
+grpc::Status RefusedWatch(InProcessServer& server, const std::string& ns, const std::string& rv) {
+  v1::WatchRequest watch;
+  watch.mutable_resource()->set_resource("configmaps");
+  watch.set_namespace_(ns);
+  watch.set_resource_version(rv);
+  grpc::ClientContext context;
+  auto reader = server.stub().Watch(&context, watch);
+  v1::WatchEvent event;
+  EXPECT_FALSE(reader->Read(&event));
+  return reader->Finish();
+}
+
 class OracleTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -453,6 +467,12 @@ TEST_F(OracleTest, TooOldResourceVersionAnswersAsTheApiserver) {
   CreateConfigMap(ns, "x", {});
   std::string first_type, api_message, api_reason;
   int api_code = 0;
+  // A Status object, in an ERROR event or as an error response's body.
+  auto read_status = [&](const rapidjson::Value& status) {
+    api_message = status["message"].GetString();
+    api_code = status["code"].GetInt();
+    api_reason = status["reason"].GetString();
+  };
   kube::WatchDecoder decoder;
   auto response = AdminClient().Stream(
       absl::StrCat("/api/v1/namespaces/", ns, "/configmaps?watch=1&resourceVersion=1&timeoutSeconds=5"),
@@ -462,11 +482,7 @@ TEST_F(OracleTest, TooOldResourceVersionAnswersAsTheApiserver) {
           rapidjson::Document doc;
           doc.Parse(frame->data(), frame->size());
           first_type = doc["type"].GetString();
-          if (first_type == "ERROR") {
-            api_message = doc["object"]["message"].GetString();
-            api_code = doc["object"]["code"].GetInt();
-            api_reason = doc["object"]["reason"].GetString();
-          }
+          if (first_type == "ERROR") read_status(doc["object"]);
           return absl::OkStatus();
         });
         EXPECT_TRUE(fed.ok()) << fed;
@@ -477,9 +493,7 @@ TEST_F(OracleTest, TooOldResourceVersionAnswersAsTheApiserver) {
     rapidjson::Document status;
     status.Parse(response->body.data(), response->body.size());
     first_type = "ERROR";
-    api_message = status["message"].GetString();
-    api_code = status["code"].GetInt();
-    api_reason = status["reason"].GetString();
+    read_status(status);
   }
   if (first_type == "ERROR") {
     EXPECT_EQ(api_code, 410);
@@ -490,15 +504,7 @@ TEST_F(OracleTest, TooOldResourceVersionAnswersAsTheApiserver) {
               << "); checking informerd's answer alone\n";
   }
 
-  v1::WatchRequest watch;
-  watch.mutable_resource()->set_resource("configmaps");
-  watch.set_namespace_(ns);
-  watch.set_resource_version("1");
-  grpc::ClientContext context;
-  auto reader = server_->stub().Watch(&context, watch);
-  v1::WatchEvent event;
-  EXPECT_FALSE(reader->Read(&event));
-  grpc::Status status = reader->Finish();
+  grpc::Status status = RefusedWatch(*server_, ns, "1");
   EXPECT_EQ(status.error_code(), grpc::StatusCode::OUT_OF_RANGE);
   EXPECT_EQ(status.error_message().rfind("too old resource version: 1 (", 0), 0u)
       << status.error_message();
@@ -530,14 +536,7 @@ TEST_F(OracleTest, BadRequestsGetClearErrors) {
     EXPECT_EQ(status.error_code(), c.code) << status.error_message();
     EXPECT_NE(status.error_message().find(c.message), std::string::npos) << status.error_message();
   }
-  v1::WatchRequest watch;
-  watch.mutable_resource()->set_resource("configmaps");
-  watch.set_resource_version("1");
-  grpc::ClientContext context;
-  auto reader = server_->stub().Watch(&context, watch);
-  v1::WatchEvent event;
-  EXPECT_FALSE(reader->Read(&event));
-  grpc::Status status = reader->Finish();
+  grpc::Status status = RefusedWatch(*server_, "", "1");
   EXPECT_EQ(status.error_code(), grpc::StatusCode::OUT_OF_RANGE);
   EXPECT_NE(status.error_message().find("too old resource version: 1"), std::string::npos);
 }
