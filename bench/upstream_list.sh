@@ -66,8 +66,8 @@ allocated_bytes() {
   api "$INFORMERD_APISERVER_URL/metrics" | awk '$1 == "go_memstats_alloc_bytes_total" {printf "%.0f", $2}'
 }
 
-# sync SYSTEM: runs one sync to ready; prints "seconds objects".
-sync() {
+# sync_once SYSTEM: runs one sync to ready; prints "seconds objects".
+sync_once() {
   local start end objects
   start="$(date +%s.%N)"
   case "$1" in
@@ -118,7 +118,7 @@ for ((round = 1; round <= rounds; round++)); do
     alloc_before="$(allocated_bytes)"
     read -r cpu_before rss_before _ <<<"$(process_stats "$pid")"
     echo 5 >"/proc/$pid/clear_refs"
-    read -r seconds objects <<<"$(sync "$system")"
+    read -r seconds objects <<<"$(sync_once "$system")"
     read -r cpu_after _ hwm <<<"$(process_stats "$pid")"
     alloc_after="$(allocated_bytes)"
     awk -v round="$round" -v s="$system" -v n="$objects" -v t="$seconds" -v rb="$rss_before" \
