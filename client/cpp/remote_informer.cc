@@ -69,6 +69,7 @@ void RemoteInformer::Run() {
   bool relist = true;
   std::string resume_version;
   while (true) {
+    const bool was_relist = relist;
     grpc::Status status = WatchOnce(&relist, &resume_version, &backoff);
     // Without a resume point, a watch "from now" would miss events.
     if (RequiresRelist(status) || resume_version.empty()) relist = true;
@@ -79,6 +80,14 @@ void RemoteInformer::Run() {
             absl::Status(static_cast<absl::StatusCode>(status.error_code()),
                          status.error_message());
       }
+    }
+    // A resume point the server no longer has is answered by relisting at
+    // once; only a relist that fails again waits, so a server that keeps
+    // refusing is not hammered.
+    if (RequiresRelist(status) && !was_relist) {
+      absl::MutexLock lock(&mu_);
+      if (stopping_) return;
+      continue;
     }
     if (!SleepUnlessStopped(backoff.NextDelay())) return;
   }
@@ -94,6 +103,10 @@ grpc::Status RemoteInformer::WatchOnce(bool* relist,
     return grpc::Status(static_cast<grpc::StatusCode>(prepared.code()),
                         std::string(prepared.message()));
   }
+  // Waits for the channel to connect instead of failing at once while it
+  // is down, so the stream starts as soon as a restarted server accepts
+  // connections (within the channel's reconnect backoff, see Connect).
+  context.set_wait_for_ready(true);
   if (!BeginCall(&context)) return grpc::Status::CANCELLED;
 
   informerd::v1::WatchRequest request;

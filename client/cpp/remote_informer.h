@@ -7,8 +7,11 @@
 // initial_events_end, reconciled against the cache (see DiffRelist), and then
 // HasSynced() becomes true. After a broken stream the informer resumes from
 // the last resource_version it saw; if the server answers OUT_OF_RANGE or
-// RESOURCE_EXHAUSTED it lists again the same way and reports only the
-// differences, with vanished objects as deletes with final_state_unknown.
+// RESOURCE_EXHAUSTED it lists again at once, the same way, and reports only
+// the differences, with vanished objects as deletes with final_state_unknown.
+// While the server is unreachable the stream waits for the channel to
+// reconnect (wait_for_ready), so a restarted server is caught up with as soon
+// as it accepts connections.
 // Errors are retried after a jittered backoff (RemoteInformerOptions; reset
 // whenever an event arrives).
 //

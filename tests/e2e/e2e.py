@@ -20,6 +20,7 @@ import argparse
 import os
 import random
 import sys
+import time
 from typing import List
 
 import harness
@@ -89,10 +90,12 @@ def run_language(lang: str, args: argparse.Namespace, workdir: str, seed: int,
             churn.recreate()
         case.log("killing informerd; changing objects while it is down")
         server.restart(between=while_down)
+        ready = time.monotonic()
         harness.wait_quiescent(clients, api, churn, args.restart_catchup,
                                "within %.0f s of informerd's readiness after its restart"
                                % args.restart_catchup)
-        case.log("informerd restarted, clients caught up; churning %d more changes" % args.ops)
+        case.log("informerd restarted; clients caught up %.1f s after its readiness; "
+                 "churning %d more changes" % (time.monotonic() - ready, args.ops))
         churn.random_ops(args.ops)
         harness.wait_quiescent(clients, api, churn, args.settle_timeout, "after the restart")
 
