@@ -16,6 +16,7 @@ while (($#)); do
       (($# >= 2)) || { echo "run-tests.sh: --junitxml needs a PATH" >&2; exit 2; }
       # pytest runs elsewhere; a relative PATH means the caller's directory.
       args+=("--junitxml=$(realpath -m "$2")"); shift 2 ;;
+    --junitxml=*) args+=("--junitxml=$(realpath -m "${1#--junitxml=}")"); shift ;;
     *) args+=("$1"); shift ;;
   esac
 done
