@@ -324,9 +324,10 @@ def test_live_objects_decode_as_kubernetes_models(tmp_path):
             config_map = maps.lister.get(ns, "m").as_model(V1ConfigMap)
             assert config_map.data == {"value": "42"}
             assert config_map.metadata.uid == created_map["metadata"]["uid"]
-            # An informerd that predates filling them in leaves them out of
-            # LIST-ingested objects; when present they must be right.
-            assert (pod.api_version, pod.kind) in ((None, None), ("v1", "Pod"))
+            # informerd fills them in for objects ingested from a LIST too.
+            assert (pod.api_version, pod.kind) == ("v1", "Pod")
+            assert (config_map.api_version, config_map.kind) == \
+                ("v1", "ConfigMap")
         finally:
             pods.stop(TIMEOUT)
             maps.stop(TIMEOUT)
