@@ -42,12 +42,21 @@ class Informer:
                  resource: Union[str, "pb.ResourceName"], *,
                  namespace: str = "", label_selector: str = "",
                  field_selector: str = "",
+                 projection: int = pb.PROJECTION_FULL,
                  indexers: Optional[Mapping[str, IndexFunc]] = None,
                  backoff: Optional[Backoff] = None) -> None:
         """``channel`` from informerd.connect, owned by the caller and open
         while the informer runs. ``resource`` as parse_resource accepts.
+        ``projection=pb.PROJECTION_METADATA`` keeps only apiVersion, kind and
+        metadata of each object, as client-go's metadata informers do (the
+        kubernetes package has no PartialObjectMetadata model: decode the
+        ``metadata`` with ``V1ObjectMeta.from_dict``).
         Raises ValueError (SelectorError) for a label selector that does not
-        parse, and for bad resource names or indexers."""
+        parse, and for bad resource names, projections or indexers."""
+        if projection not in pb.Projection.values():
+            raise ValueError("projection: unknown value %r; use "
+                             "pb.PROJECTION_FULL or pb.PROJECTION_METADATA"
+                             % (projection,))
         if isinstance(resource, str):
             resource = parse_resource(resource)
         parse_label_selector(label_selector)  # Fail here, not in a retry loop.
@@ -55,7 +64,7 @@ class Informer:
         self._request = pb.WatchRequest(
             resource=resource, namespace=namespace,
             label_selector=label_selector, field_selector=field_selector,
-            allow_bookmarks=True)
+            allow_bookmarks=True, projection=projection)
         self._store = Store(indexers)
         self._lister = Lister(self._store)
         self._handlers: List[ResourceEventHandler] = []

@@ -7,7 +7,7 @@ import grpc
 import pytest
 
 from informerd import (Backoff, ConnectionOptions, Informer,
-                       ResourceEventHandler, SelectorError, connect)
+                       ResourceEventHandler, SelectorError, connect, pb)
 from fake_server import ScriptedCache, start_server
 from objects_for_tests import event
 
@@ -130,6 +130,15 @@ def test_bad_label_selector_fails_at_construction():
     with pytest.raises(SelectorError):
         Informer(grpc.insecure_channel("127.0.0.1:1"), "configmaps",
                  label_selector="a in b")
+
+
+def test_projection_is_requested_and_checked(run):
+    servicer, _, _ = run([], projection=pb.PROJECTION_METADATA)
+    assert servicer.wait_for_requests(1, TIMEOUT)
+    assert servicer.requests[0].projection == pb.PROJECTION_METADATA
+    with pytest.raises(ValueError, match="projection"):
+        Informer(grpc.insecure_channel("127.0.0.1:1"), "configmaps",
+                 projection=7)
 
 
 def test_handlers_cannot_be_added_after_start(run):

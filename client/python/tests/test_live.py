@@ -332,3 +332,38 @@ def test_live_objects_decode_as_kubernetes_models(tmp_path):
             pods.stop(TIMEOUT)
             maps.stop(TIMEOUT)
             channel.close()
+
+
+def test_metadata_projection_caches_only_metadata(tmp_path):
+    from kubernetes.client import V1ObjectMeta
+
+    from informerd import decode, pb
+
+    with live_cluster(str(tmp_path)) as (apiserver, informerd, ns):
+        path = "/api/v1/namespaces/%s/configmaps" % ns
+        created = apiserver.call("POST", path,
+                                 configmap("m", "secret-ish", {"app": "web"}))
+        channel = connect(ConnectionOptions([informerd.grpc_address]))
+        informer = Informer(channel, "configmaps", namespace=ns,
+                            projection=pb.PROJECTION_METADATA)
+        state = StateFromHandlers()
+        informer.add_event_handler(state)
+        try:
+            informer.start()
+            assert informer.wait_for_sync(TIMEOUT), informer.last_error
+            apiserver.call("PUT", path + "/m",
+                           configmap("m", "changed", {"app": "db"}))
+            assert_converged(informer, state,
+                             apiserver.configmap_versions(ns), informerd)
+            obj = informer.lister.get(ns, "m")
+            partial = decode(obj)
+            assert sorted(partial) == ["apiVersion", "kind", "metadata"]
+            assert (partial["apiVersion"], partial["kind"]) == \
+                ("v1", "ConfigMap")
+            meta = V1ObjectMeta.from_dict(partial["metadata"])
+            assert meta.uid == created["metadata"]["uid"]
+            assert meta.labels == {"app": "db"}
+            assert obj.labels == {"app": "db"}
+        finally:
+            informer.stop(TIMEOUT)
+            channel.close()
