@@ -131,7 +131,9 @@ class Informer:
 
     def _run(self) -> None:
         sync = CacheSync(self._store, self._handlers)
-        relisted_at_once = False  # Since the last event received.
+        # Set by a relist without waiting, cleared by any event: a second
+        # relist code with no event in between waits for the backoff.
+        relisted_at_once = False
         while not self._stopping.is_set():
             code, received = self._watch_once(sync)
             if self._stopping.is_set():

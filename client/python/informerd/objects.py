@@ -39,7 +39,8 @@ class CachedObject:
     def as_model(self, model: Any) -> Any:
         """This object as a ``kubernetes.client`` model, e.g.
         ``obj.as_model(V1Pod)``; see informerd.models.decode_model."""
-        from informerd.models import decode_model  # Optional dependency.
+        # Imported here: informerd.models imports this module.
+        from informerd.models import decode_model
         return decode_model(self, model)
 
     @classmethod
