@@ -181,6 +181,12 @@ suite_fuzz() {
 }
 extra_suites+=(fuzz)
 
+# The build's layering (bazel query): clients depend on nothing in //server.
+suite_layering() {
+  hack/check-layering.sh --junit "$1/layering.xml"
+}
+extra_suites+=(layering)
+
 suite_java_client() {
   bazel build //server:informerd
   INFORMERD_E2E=1 INFORMERD_BIN="$INFORMERD_ROOT/bazel-bin/server/informerd" \
