@@ -75,7 +75,7 @@ Measurement Measure(size_t objects) {
   Measurement m;
   m.objects = informer->stats().objects;
   m.accounted_bytes = static_cast<double>(informer->stats().object_bytes) / m.objects;
-  absl::StatusOr<informer::Informer::ListPage> all =
+  absl::StatusOr<informer::Informer::Page> all =
       informer->List(cache::Filter{}, 0, "", 0, SIZE_MAX);
   if (!all.ok()) std::abort();
   size_t json_bytes = 0;

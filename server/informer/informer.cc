@@ -255,12 +255,12 @@ absl::Status Informer::TooOld(uint64_t version) const {
                                             history_.oldest_version(), ")"));
 }
 
-absl::StatusOr<Informer::ListPage> Informer::List(const cache::Filter& filter,
+absl::StatusOr<Informer::Page> Informer::List(const cache::Filter& filter,
                                                   uint64_t at_version,
                                                   std::string_view after_key, size_t limit,
                                                   size_t max_bytes) const {
   absl::ReaderMutexLock lock(&mu_);
-  ListPage page;
+  Page page;
   page.resource_version = version_;
   Overlay overlay;
   bool historic = at_version != 0 && at_version < version_;

@@ -93,7 +93,7 @@ class Informer : public kube::ListWatchSink {
   // The object under `key` (null if absent) and the version it was read at.
   std::pair<cache::ObjectPtr, uint64_t> Get(std::string_view key) const;
 
-  struct ListPage {
+  struct Page {
     std::vector<cache::ObjectPtr> items;
     uint64_t resource_version = 0;
     // Set when more matching objects follow the last item.
@@ -103,7 +103,7 @@ class Informer : public kube::ListWatchSink {
   // (0: the latest), stopping at `limit` items (0: no limit) or once
   // `max_bytes` of objects are collected (at least one item is returned).
   // OUT_OF_RANGE when `at_version` is older than the history.
-  absl::StatusOr<ListPage> List(const cache::Filter& filter, uint64_t at_version,
+  absl::StatusOr<Page> List(const cache::Filter& filter, uint64_t at_version,
                                 std::string_view after_key, size_t limit,
                                 size_t max_bytes) const;
 

@@ -28,7 +28,7 @@ class InformerTest : public ::testing::Test {
     doc.Parse(cache::TestObjectJson(spec).c_str());
     informer_.OnWatchEvent(type, doc);
   }
-  std::vector<std::string> Keys(const Informer::ListPage& page) {
+  std::vector<std::string> Keys(const Informer::Page& page) {
     std::vector<std::string> keys;
     for (const auto& object : page.items) keys.push_back(object->key());
     return keys;
@@ -105,7 +105,7 @@ TEST_F(InformerTest, ListPagesFromOneSnapshotEvenAfterChanges) {
   List({{.name = "a", .resource_version = 1}, {.name = "b", .resource_version = 2},
         {.name = "c", .resource_version = 3}},
        10);
-  Informer::ListPage first = informer_.List({}, 0, "", 2, 1 << 20).value();
+  Informer::Page first = informer_.List({}, 0, "", 2, 1 << 20).value();
   EXPECT_EQ(Keys(first), (std::vector<std::string>{"default/a", "default/b"}));
   EXPECT_TRUE(first.more);
   EXPECT_EQ(first.resource_version, 10u);
@@ -113,12 +113,12 @@ TEST_F(InformerTest, ListPagesFromOneSnapshotEvenAfterChanges) {
   Watch(kube::WatchEventType::kDeleted, {.name = "c", .resource_version = 11});
   Watch(kube::WatchEventType::kAdded, {.name = "d", .resource_version = 12});
   Watch(kube::WatchEventType::kModified, {.name = "b", .resource_version = 13});
-  Informer::ListPage second = informer_.List({}, 10, "default/b", 2, 1 << 20).value();
+  Informer::Page second = informer_.List({}, 10, "default/b", 2, 1 << 20).value();
   EXPECT_EQ(Keys(second), (std::vector<std::string>{"default/c"}));
   EXPECT_EQ(second.items[0]->resource_version(), "3");
   EXPECT_FALSE(second.more);
   EXPECT_EQ(second.resource_version, 10u);
-  Informer::ListPage latest = informer_.List({}, 0, "", 0, 1 << 20).value();
+  Informer::Page latest = informer_.List({}, 0, "", 0, 1 << 20).value();
   EXPECT_EQ(Keys(latest), (std::vector<std::string>{"default/a", "default/b", "default/d"}));
 }
 
@@ -130,7 +130,7 @@ TEST_F(InformerTest, ListUsesLabelIndexAndCapsBytes) {
   filter.labels = selector::LabelSelector::Parse("app=x").value();
   EXPECT_EQ(Keys(informer_.List(filter, 0, "", 0, 1 << 20).value()),
             (std::vector<std::string>{"default/a", "default/c"}));
-  Informer::ListPage tiny = informer_.List(filter, 0, "", 0, 1).value();
+  Informer::Page tiny = informer_.List(filter, 0, "", 0, 1).value();
   EXPECT_EQ(tiny.items.size(), 1u);
   EXPECT_TRUE(tiny.more);
 }

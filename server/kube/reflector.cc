@@ -104,7 +104,7 @@ void Reflector::Run() {
 }
 
 std::string Reflector::Url(std::string_view extra_query) const {
-  std::string url = CollectionPath(resource_, options_.namespace_name);
+  std::string url = CollectionPath(resource_, options_.namespace_);
   url.push_back('?');
   url.append(extra_query);
   if (!options_.label_selector.empty()) {

@@ -40,7 +40,7 @@
 namespace informerd::kube {
 
 struct ReflectorOptions {
-  std::string namespace_name;  // empty = all namespaces
+  std::string namespace_;  // empty = all namespaces
   std::string label_selector;  // passed upstream as labelSelector
   std::string field_selector;  // passed upstream as fieldSelector
   int page_size = 500;

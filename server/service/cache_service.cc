@@ -213,7 +213,7 @@ grpc::Status CacheService::DoList(const Caller& caller, const grpc::ByteBuffer& 
              !status.ok()) {
     return status;
   }
-  absl::StatusOr<informer::Informer::ListPage> page = (*resource)->informer->List(
+  absl::StatusOr<informer::Informer::Page> page = (*resource)->informer->List(
       *filter, point.resource_version, point.last_key, static_cast<size_t>(request.limit()),
       options_.max_page_bytes);
   if (!page.ok()) {

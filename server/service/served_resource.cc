@@ -37,7 +37,7 @@ std::unique_ptr<ServedResource> StartServedResource(kube::RestClient* client,
   informer_options.history = options.history;
   served->informer = std::make_unique<informer::Informer>(std::move(informer_options));
   kube::ReflectorOptions reflector_options;
-  reflector_options.namespace_name = wanted.namespace_;
+  reflector_options.namespace_ = wanted.namespace_;
   reflector_options.label_selector = wanted.label_selector;
   reflector_options.field_selector = wanted.field_selector;
   reflector_options.cut_managed_fields_from_lists = wanted.strip_managed_fields;
