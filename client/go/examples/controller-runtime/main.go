@@ -226,4 +226,3 @@ func emit(line string) {
 		log.Fatalf("writing stdout: %v", err)
 	}
 }
-
