@@ -5,7 +5,7 @@
 // heaps do not mix; bench/controller-runtime-memory/run.sh runs all four.
 //
 //	controller-runtime-memory populate -n NS --kind configmaps|pods --count N
-//	controller-runtime-memory measure -n NS --kind configmaps|pods [--metadata] [--server ADDR]
+//	controller-runtime-memory measure -n NS --kind configmaps|pods [--metadata] [--server ADDR] [--strip-managed-fields]
 //	controller-runtime-memory cleanup -n NS
 //
 // measure prints one JSON line: objects, heap bytes before and after the
@@ -48,6 +48,7 @@ func main() {
 	count := flags.Int("count", 1000, "populate: objects to create")
 	metadata := flags.Bool("metadata", false, "measure: metadata-only cache (PartialObjectMetadata)")
 	server := flags.String("server", "", "measure: informerd address; empty: the stock cache on the apiserver")
+	strip := flags.Bool("strip-managed-fields", false, "measure: cache.TransformStripManagedFields on the stock cache (informerd cuts managedFields itself)")
 	flags.Parse(os.Args[2:])
 	if *namespace == "" || (*kind != "configmaps" && *kind != "pods") {
 		log.Fatal("-n is required; --kind is configmaps or pods")
@@ -64,7 +65,7 @@ func main() {
 	case "cleanup":
 		err = kubernetes.NewForConfigOrDie(config).CoreV1().Namespaces().Delete(ctx, *namespace, metav1.DeleteOptions{})
 	case "measure":
-		err = measure(ctx, config, *namespace, *kind, *metadata, *server)
+		err = measure(ctx, config, *namespace, *kind, *metadata, *server, *strip)
 	default:
 		log.Fatalf("unknown command %q", os.Args[1])
 	}
@@ -126,9 +127,13 @@ type result struct {
 	SyncSeconds    float64 `json:"sync_seconds"`
 }
 
-func measure(ctx context.Context, config *rest.Config, namespace, kind string, metadata bool, server string) error {
+func measure(ctx context.Context, config *rest.Config, namespace, kind string, metadata bool, server string, strip bool) error {
 	opts := cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}}
 	newCache, source := cache.New, "apiserver"
+	if strip {
+		opts.DefaultTransform = cache.TransformStripManagedFields()
+		source = "apiserver-strip"
+	}
 	if server != "" {
 		conn, err := connection.Dial(ctx, connection.Options{Addresses: []string{server}})
 		if err != nil {
