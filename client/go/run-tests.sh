@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs the Go client's tests offline (GOPATH mode, Debian's Go packages):
-# gofmt and go vet, then go test -race over every package. The integration
-# test needs hack/control-plane.sh env and INFORMERD_BIN (or
-# bazel-bin/server/informerd); without them it fails, it never skips.
+# Runs the Go client's tests (module mode; dependencies from the Go module
+# proxy, pinned by go.sum): gofmt and go vet, then go test -race over every
+# package. The integration tests need hack/control-plane.sh env and
+# INFORMERD_BIN (or bazel-bin/server/informerd); without them they fail,
+# they never skip.
 #
 # Usage: client/go/run-tests.sh [--junit PATH] [go test flags...]
 #   --junit PATH  also write a JUnit XML report to PATH
@@ -18,8 +19,8 @@ while (($#)); do
 done
 [[ -z "$junit" || "$junit" == /* ]] || junit="$PWD/$junit"
 
-source "$(dirname "${BASH_SOURCE[0]}")/gopath.sh"
-cd "$informerd_go_pkg_dir"
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$informerd_go_dir"
 # Here protoc is installed: a stale generated file must fail, not skip.
 export INFORMERD_REQUIRE_PROTOC=1
 
@@ -32,8 +33,8 @@ go vet ./...
 if [[ -z "$junit" ]]; then
   exec go test -race -count=1 "${go_test_flags[@]}" ./...
 fi
-bin_dir="${HOME}/.cache/informerd/go-bin"
-mkdir -p "$bin_dir" "$(dirname "$junit")"
+bin_dir="$informerd_go_bin_dir"
+mkdir -p "$(dirname "$junit")"
 go build -o "$bin_dir/gotest2junit" ./internal/gotest2junit
 go test -json -race -count=1 "${go_test_flags[@]}" ./... 2>&1 |
   "$bin_dir/gotest2junit" -o "$junit"

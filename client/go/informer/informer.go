@@ -17,10 +17,12 @@ import (
 	"github.com/informerd/informerd/client/go/labels"
 )
 
-// Retry delays used when Config leaves them zero.
+// Retry delays used when Config leaves them zero. The cap is low so that an
+// informer is caught up within a few seconds of a restarted server becoming
+// ready; the server answers a retry cheaply (UNAVAILABLE while not synced).
 const (
 	DefaultInitialBackoff = 200 * time.Millisecond
-	DefaultMaxBackoff     = 10 * time.Second
+	DefaultMaxBackoff     = time.Second
 )
 
 // Config says what an informer watches.

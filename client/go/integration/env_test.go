@@ -51,7 +51,7 @@ func requireEnv(t *testing.T) testEnv {
 }
 
 // defaultInformerdBin is bazel-bin/server/informerd in the repository that
-// holds this file, found through the GOPATH symlink if there is one.
+// holds this file (through a symlink to it, if there is one).
 func defaultInformerdBin() string {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {

@@ -94,6 +94,21 @@ func (d *informerd) ready() bool {
 	return resp.StatusCode == http.StatusOK && strings.TrimSpace(string(body[:n])) == "ok"
 }
 
+// kill ends informerd with SIGKILL, as a crash would: no goodbye to its
+// watchers, whose streams just break.
+func (d *informerd) kill(t *testing.T) {
+	t.Helper()
+	if d.cmd == nil {
+		return
+	}
+	cmd := d.cmd
+	d.cmd = nil
+	if err := cmd.Process.Kill(); err != nil {
+		t.Errorf("SIGKILL informerd: %v", err)
+	}
+	cmd.Wait()
+}
+
 // stop sends SIGTERM and waits for the process to exit, killing it after
 // 20 seconds. Does nothing when not running.
 func (d *informerd) stop(t *testing.T) {

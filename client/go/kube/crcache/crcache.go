@@ -1,0 +1,190 @@
+// Package crcache plugs informerd into controller-runtime: with
+//
+//	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+//		NewCache: crcache.NewCacheFunc(informerdv1.NewCacheClient(conn)),
+//	})
+//
+// every informer of the manager's cache (typed, unstructured and
+// metadata-only, i.e. builder.OnlyMetadata) lists and watches through
+// informerd instead of the kube-apiserver; reads through mgr.GetClient() are
+// served from that cache as before, writes still go to the apiserver.
+//
+// Why manager.Options.NewCache and not cache.Options.NewInformer: the
+// per-informer hook receives the object type and the apiserver's
+// ListerWatcher, whose namespace and selectors are sealed inside it; only
+// NewCache sees the whole cache.Options (DefaultNamespaces, selectors,
+// ByObject, the RESTMapper), from which the informerd requests are made.
+// NewCacheFunc then installs the per-informer hook itself and lets
+// controller-runtime's own cache do everything else (readers, indexes,
+// transforms, multiple kinds).
+package crcache
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/informerd/informerd/client/go/informerdv1"
+	"github.com/informerd/informerd/client/go/kube"
+)
+
+// NewCacheFunc returns a cache.NewCacheFunc (for manager.Options.NewCache or
+// cluster.Options.NewCache) whose informers read from informerd through
+// client.
+//
+// Supported cache.Options: DefaultNamespaces with at most one namespace (its
+// own selectors win over the defaults), DefaultLabelSelector,
+// DefaultFieldSelector, ByObject selectors, and everything controller-runtime
+// applies after building an informer (transforms, sync period, deep copy,
+// watch error handler). Not supported yet, and refused with an error: more
+// than one namespace, ByObject.Namespaces, and a NewInformer of your own.
+func NewCacheFunc(client informerdv1.CacheClient) cache.NewCacheFunc {
+	return func(config *rest.Config, opts cache.Options) (cache.Cache, error) {
+		if opts.NewInformer != nil {
+			return nil, errors.New("crcache: cache.Options.NewInformer is set; informerd needs that hook")
+		}
+		if opts.Scheme == nil {
+			opts.Scheme = clientgoscheme.Scheme
+		}
+		if opts.Mapper == nil {
+			httpClient := opts.HTTPClient
+			if httpClient == nil {
+				var err error
+				if httpClient, err = rest.HTTPClientFor(config); err != nil {
+					return nil, fmt.Errorf("crcache: HTTP client for the RESTMapper: %w", err)
+				}
+			}
+			mapper, err := apiutil.NewDynamicRESTMapper(config, httpClient)
+			if err != nil {
+				return nil, fmt.Errorf("crcache: RESTMapper: %w", err)
+			}
+			opts.Mapper = mapper
+		}
+		p, err := newPlan(opts)
+		if err != nil {
+			return nil, err
+		}
+		p.client = client
+		opts.NewInformer = p.newInformer
+		return cache.New(config, opts)
+	}
+}
+
+// plan is what every informer of one cache is built from.
+type plan struct {
+	client    informerdv1.CacheClient
+	scheme    *runtime.Scheme
+	mapper    meta.RESTMapper
+	namespace string
+	defaults  selectors
+	byGVK     map[schema.GroupVersionKind]selectors
+}
+
+type selectors struct{ label, field string }
+
+func newPlan(opts cache.Options) (*plan, error) {
+	p := &plan{scheme: opts.Scheme, mapper: opts.Mapper, byGVK: map[schema.GroupVersionKind]selectors{}}
+	if opts.DefaultLabelSelector != nil {
+		p.defaults.label = opts.DefaultLabelSelector.String()
+	}
+	if opts.DefaultFieldSelector != nil {
+		p.defaults.field = opts.DefaultFieldSelector.String()
+	}
+	switch len(opts.DefaultNamespaces) {
+	case 0:
+	case 1:
+		for ns, config := range opts.DefaultNamespaces {
+			p.namespace = ns
+			if config.LabelSelector != nil {
+				p.defaults.label = config.LabelSelector.String()
+			}
+			if config.FieldSelector != nil {
+				p.defaults.field = config.FieldSelector.String()
+			}
+		}
+	default:
+		return nil, fmt.Errorf("crcache: cache.Options.DefaultNamespaces names %d namespaces; informerd's cache supports one (or all) so far", len(opts.DefaultNamespaces))
+	}
+	for obj, byObject := range opts.ByObject {
+		gvk, err := apiutil.GVKForObject(obj, opts.Scheme)
+		if err != nil {
+			return nil, fmt.Errorf("crcache: cache.Options.ByObject: %w", err)
+		}
+		if len(byObject.Namespaces) > 0 {
+			return nil, fmt.Errorf("crcache: cache.Options.ByObject[%v].Namespaces is not supported by informerd's cache yet", gvk)
+		}
+		s := p.defaults
+		if byObject.Label != nil {
+			s.label = byObject.Label.String()
+		}
+		if byObject.Field != nil {
+			s.field = byObject.Field.String()
+		}
+		p.byGVK[gvk] = s
+	}
+	return p, nil
+}
+
+// newInformer is cache.Options.NewInformer: the apiserver's ListerWatcher
+// it is given is left unused.
+func (p *plan) newInformer(_ toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
+	lw, err := p.listerWatcher(obj)
+	if err != nil {
+		// The hook cannot fail; an informer that cannot list reports the
+		// error through the watch error handler and never syncs.
+		return toolscache.NewSharedIndexInformer(failing{err}, obj, resync, indexers)
+	}
+	return toolscache.NewSharedIndexInformer(lw, obj, resync, indexers)
+}
+
+func (p *plan) listerWatcher(obj runtime.Object) (*kube.ListerWatcher, error) {
+	gvk, err := apiutil.GVKForObject(obj, p.scheme)
+	if err != nil {
+		return nil, fmt.Errorf("crcache: %w", err)
+	}
+	mapping, err := p.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, fmt.Errorf("crcache: %w", err)
+	}
+	s, ok := p.byGVK[gvk]
+	if !ok {
+		s = p.defaults
+	}
+	options := []kube.Option{kube.WithScheme(p.scheme), kube.WithSelectors(s.label, s.field)}
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		options = append(options, kube.WithNamespace(p.namespace))
+	}
+	// The example names the kind for the two untyped shapes.
+	var example runtime.Object
+	switch obj.(type) {
+	case *metav1.PartialObjectMetadata:
+		m := &metav1.PartialObjectMetadata{}
+		m.SetGroupVersionKind(gvk)
+		example = m
+	case runtime.Unstructured:
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		example = u
+	default:
+		example = obj
+	}
+	return kube.NewListerWatcher(p.client, mapping.Resource, example, options...)
+}
+
+// failing is a ListerWatcher that fails with err.
+type failing struct{ err error }
+
+func (f failing) List(metav1.ListOptions) (runtime.Object, error)   { return nil, f.err }
+func (f failing) Watch(metav1.ListOptions) (watch.Interface, error) { return nil, f.err }
