@@ -23,13 +23,28 @@ class Parser {
     return absl::InvalidArgumentError(absl::StrCat("config ", source_, ": ", key, ": ", reason));
   }
 
-  absl::Status CheckKeys(const YAML::Node& node, const std::string& where,
-                         const std::set<std::string>& allowed) const {
+  // One key of a mapping and how its value is read into the target: each
+  // mapping's keys are listed once, here, for reading and for refusing
+  // unknown keys alike.
+  template <typename Target>
+  struct Field {
+    const char* key;
+    absl::Status (*read)(const Parser& parser, const YAML::Node& value, const std::string& path,
+                         Target* out);
+  };
+
+  template <typename Target, size_t N>
+  absl::Status Fields(const YAML::Node& node, const std::string& where,
+                      const Field<Target> (&fields)[N], Target* out) const {
     if (!node.IsMap()) return Error(where.empty() ? "(top level)" : where, "must be a mapping");
     for (const auto& entry : node) {
-      std::string key = entry.first.as<std::string>();
-      if (allowed.count(key) == 0) {
-        return Error(Join(where, key), "unknown key");
+      const std::string key = entry.first.as<std::string>();
+      const Field<Target>* field = std::find_if(
+          std::begin(fields), std::end(fields), [&](const Field<Target>& f) { return key == f.key; });
+      if (field == std::end(fields)) return Error(Join(where, key), "unknown key");
+      if (absl::Status status = field->read(*this, entry.second, Join(where, key), out);
+          !status.ok()) {
+        return status;
       }
     }
     return absl::OkStatus();
@@ -67,6 +82,23 @@ class Parser {
     return absl::OkStatus();
   }
 
+  absl::Status Seconds(const YAML::Node& node, const std::string& key, int64_t min, int64_t max,
+                       absl::Duration* out) const {
+    int64_t number = 0;
+    absl::Status status = Count(node, key, min, max, &number);
+    if (status.ok()) *out = absl::Seconds(number);
+    return status;
+  }
+
+  template <typename Number>
+  absl::Status Size(const YAML::Node& node, const std::string& key, int64_t min, int64_t max,
+                    Number* out) const {
+    int64_t number = 0;
+    absl::Status status = Count(node, key, min, max, &number);
+    if (status.ok()) *out = static_cast<Number>(number);
+    return status;
+  }
+
   absl::Status Strings(const YAML::Node& node, const std::string& key,
                        std::vector<std::string>* out) const {
     if (!node.IsSequence()) return Error(key, "must be a list of strings");
@@ -79,29 +111,36 @@ class Parser {
 
   absl::Status Resource(const YAML::Node& node, const std::string& where,
                         ResourceConfig* out) const {
-    if (auto status = CheckKeys(node, where,
-                                {"resource", "group", "version", "namespace", "labelSelector",
-                                 "fieldSelector", "fieldIndexes", "stripManagedFields",
-                                 "dropFields"});
-        !status.ok()) {
-      return status;
-    }
-    for (const auto& entry : node) {
-      std::string key = entry.first.as<std::string>();
-      std::string path = Join(where, key);
-      const YAML::Node& value = entry.second;
-      absl::Status status;
-      if (key == "resource") status = String(value, path, &out->resource);
-      if (key == "group") status = String(value, path, &out->group);
-      if (key == "version") status = String(value, path, &out->version);
-      if (key == "namespace") status = String(value, path, &out->namespace_);
-      if (key == "labelSelector") status = String(value, path, &out->label_selector);
-      if (key == "fieldSelector") status = String(value, path, &out->field_selector);
-      if (key == "fieldIndexes") status = Strings(value, path, &out->field_indexes);
-      if (key == "dropFields") status = Strings(value, path, &out->drop_fields);
-      if (key == "stripManagedFields") status = Bool(value, path, &out->strip_managed_fields);
-      if (!status.ok()) return status;
-    }
+    using R = ResourceConfig;
+    static constexpr Field<R> kFields[] = {
+        {"resource", [](const Parser& p, const YAML::Node& v, const std::string& k, R* o) {
+           return p.String(v, k, &o->resource);
+         }},
+        {"group", [](const Parser& p, const YAML::Node& v, const std::string& k, R* o) {
+           return p.String(v, k, &o->group);
+         }},
+        {"version", [](const Parser& p, const YAML::Node& v, const std::string& k, R* o) {
+           return p.String(v, k, &o->version);
+         }},
+        {"namespace", [](const Parser& p, const YAML::Node& v, const std::string& k, R* o) {
+           return p.String(v, k, &o->namespace_);
+         }},
+        {"labelSelector", [](const Parser& p, const YAML::Node& v, const std::string& k, R* o) {
+           return p.String(v, k, &o->label_selector);
+         }},
+        {"fieldSelector", [](const Parser& p, const YAML::Node& v, const std::string& k, R* o) {
+           return p.String(v, k, &o->field_selector);
+         }},
+        {"fieldIndexes", [](const Parser& p, const YAML::Node& v, const std::string& k, R* o) {
+           return p.Strings(v, k, &o->field_indexes);
+         }},
+        {"dropFields", [](const Parser& p, const YAML::Node& v, const std::string& k, R* o) {
+           return p.Strings(v, k, &o->drop_fields);
+         }},
+        {"stripManagedFields", [](const Parser& p, const YAML::Node& v, const std::string& k,
+                                  R* o) { return p.Bool(v, k, &o->strip_managed_fields); }},
+    };
+    if (absl::Status status = Fields(node, where, kFields, out); !status.ok()) return status;
     if (out->resource.empty()) return Error(Join(where, "resource"), "required (e.g. pods)");
     for (const std::string& field : out->field_indexes) {
       if (field.empty() || field.front() == '.' || field.back() == '.') {
@@ -113,146 +152,152 @@ class Parser {
   }
 
   absl::Status Tls(const YAML::Node& node, const std::string& where, TlsConfig* out) const {
-    if (auto status = CheckKeys(node, where, {"certFile", "keyFile", "clientCaFile",
-                                              "refreshSeconds", "http"});
-        !status.ok()) {
-      return status;
-    }
-    for (const auto& entry : node) {
-      std::string key = entry.first.as<std::string>();
-      std::string path = Join(where, key);
-      absl::Status status;
-      int64_t number = 0;
-      if (key == "certFile") status = String(entry.second, path, &out->cert_file);
-      if (key == "keyFile") status = String(entry.second, path, &out->key_file);
-      if (key == "clientCaFile") status = String(entry.second, path, &out->client_ca_file);
-      if (key == "http") status = Bool(entry.second, path, &out->http);
-      if (key == "refreshSeconds") {
-        status = Count(entry.second, path, 1, 86400, &number);
-        out->refresh_interval = absl::Seconds(number);
-      }
-      if (!status.ok()) return status;
-    }
-    return absl::OkStatus();
+    using T = TlsConfig;
+    static constexpr Field<T> kFields[] = {
+        {"certFile", [](const Parser& p, const YAML::Node& v, const std::string& k, T* o) {
+           return p.String(v, k, &o->cert_file);
+         }},
+        {"keyFile", [](const Parser& p, const YAML::Node& v, const std::string& k, T* o) {
+           return p.String(v, k, &o->key_file);
+         }},
+        {"clientCaFile", [](const Parser& p, const YAML::Node& v, const std::string& k, T* o) {
+           return p.String(v, k, &o->client_ca_file);
+         }},
+        {"http", [](const Parser& p, const YAML::Node& v, const std::string& k, T* o) {
+           return p.Bool(v, k, &o->http);
+         }},
+        {"refreshSeconds", [](const Parser& p, const YAML::Node& v, const std::string& k, T* o) {
+           return p.Seconds(v, k, 1, 86400, &o->refresh_interval);
+         }},
+    };
+    return Fields(node, where, kFields, out);
   }
 
   absl::Status Limits(const YAML::Node& node, const std::string& where,
                       LimitsConfig* out) const {
-    if (auto status = CheckKeys(node, where, {"maxWatches", "maxWatchesPerIdentity", "maxLists",
-                                              "maxListsPerIdentity", "requestsPerSecond",
-                                              "requestBurst", "requestsPerSecondPerIdentity",
-                                              "requestBurstPerIdentity"});
-        !status.ok()) {
-      return status;
+    using L = LimitsConfig;
+    static constexpr Field<L> kFields[] = {
+        {"maxWatches", [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Size(v, k, 1, 1'000'000, &o->max_watches);
+         }},
+        {"maxWatchesPerIdentity", [](const Parser& p, const YAML::Node& v, const std::string& k,
+                                     L* o) { return p.Size(v, k, 1, 1'000'000, &o->max_watches_per_identity); }},
+        {"maxLists", [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Size(v, k, 1, 1'000'000, &o->max_lists);
+         }},
+        {"maxListsPerIdentity", [](const Parser& p, const YAML::Node& v, const std::string& k,
+                                   L* o) { return p.Size(v, k, 1, 1'000'000, &o->max_lists_per_identity); }},
+        {"requestsPerSecond", [](const Parser& p, const YAML::Node& v, const std::string& k,
+                                 L* o) { return p.Size(v, k, 1, 1'000'000, &o->rates.total_per_second); }},
+        {"requestBurst", [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Size(v, k, 1, 1'000'000, &o->rates.total_burst);
+         }},
+        {"requestsPerSecondPerIdentity",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Size(v, k, 1, 1'000'000, &o->rates.per_identity_per_second);
+         }},
+        {"requestBurstPerIdentity",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Size(v, k, 1, 1'000'000, &o->rates.per_identity_burst);
+         }},
+    };
+    return Fields(node, where, kFields, out);
+  }
+
+  absl::Status History(const YAML::Node& node, const std::string& where,
+                       cache::HistoryLimits* out) const {
+    using H = cache::HistoryLimits;
+    static constexpr Field<H> kFields[] = {
+        {"windowSeconds", [](const Parser& p, const YAML::Node& v, const std::string& k, H* o) {
+           return p.Seconds(v, k, 1, 86400, &o->window);
+         }},
+        {"minEvents", [](const Parser& p, const YAML::Node& v, const std::string& k, H* o) {
+           return p.Size(v, k, 1, 10'000'000, &o->min_events);
+         }},
+        {"maxEvents", [](const Parser& p, const YAML::Node& v, const std::string& k, H* o) {
+           return p.Size(v, k, 1, 10'000'000, &o->max_events);
+         }},
+    };
+    if (absl::Status status = Fields(node, where, kFields, out); !status.ok()) return status;
+    if (out->min_events > out->max_events) {
+      return Error(Join(where, "minEvents"), absl::StrCat("must not exceed ", where, ".maxEvents"));
     }
-    for (const auto& entry : node) {
-      std::string key = entry.first.as<std::string>();
-      int64_t number = 0;
-      if (auto status = Count(entry.second, Join(where, key), 1, 1'000'000, &number);
+    return absl::OkStatus();
+  }
+
+  absl::Status Resources(const YAML::Node& node, const std::string& where,
+                         std::vector<ResourceConfig>* out) const {
+    if (!node.IsSequence()) return Error(where, "must be a list");
+    for (size_t i = 0; i < node.size(); ++i) {
+      ResourceConfig resource;
+      if (absl::Status status = Resource(node[i], absl::StrCat(where, "[", i, "]"), &resource);
           !status.ok()) {
         return status;
       }
-      size_t count = static_cast<size_t>(number);
-      if (key == "maxWatches") out->max_watches = count;
-      if (key == "maxWatchesPerIdentity") out->max_watches_per_identity = count;
-      if (key == "maxLists") out->max_lists = count;
-      if (key == "maxListsPerIdentity") out->max_lists_per_identity = count;
-      if (key == "requestsPerSecond") out->rates.total_per_second = static_cast<double>(count);
-      if (key == "requestBurst") out->rates.total_burst = static_cast<double>(count);
-      if (key == "requestsPerSecondPerIdentity") {
-        out->rates.per_identity_per_second = static_cast<double>(count);
-      }
-      if (key == "requestBurstPerIdentity") out->rates.per_identity_burst = static_cast<double>(count);
+      out->push_back(std::move(resource));
     }
     return absl::OkStatus();
   }
 
   absl::Status Top(const YAML::Node& root, Config* config) const {
+    using C = Config;
+    static constexpr Field<C> kFields[] = {
+        {"resources", [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Resources(v, k, &o->resources);
+         }},
+        {"history", [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.History(v, k, &o->history);
+         }},
+        {"readWaitSeconds", [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Seconds(v, k, 0, 600, &o->read_wait);
+         }},
+        {"bookmarkIntervalSeconds",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Seconds(v, k, 1, 3600, &o->bookmark_interval);
+         }},
+        {"maxPageBytes", [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Size(v, k, 1024, 4 << 20, &o->max_page_bytes);
+         }},
+        {"authMode", [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           std::string text;
+           if (absl::Status status = p.String(v, k, &text); !status.ok()) return status;
+           absl::StatusOr<AuthMode> mode = ParseAuthMode(text);
+           if (!mode.ok()) return p.Error(k, std::string(mode.status().message()));
+           o->auth.mode = *mode;
+           return absl::OkStatus();
+         }},
+        {"authTokenCacheSeconds",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Seconds(v, k, 0, 3600, &o->auth.token_ttl);
+         }},
+        {"authDecisionCacheSeconds",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Seconds(v, k, 0, 3600, &o->auth.decision_ttl);
+         }},
+        {"authCacheSize", [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Size(v, k, 1, 10'000'000, &o->auth.cache_size);
+         }},
+        {"authRecheckSeconds",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Seconds(v, k, 1, 86400, &o->auth.recheck_interval);
+         }},
+        {"authReviewTimeoutSeconds",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Seconds(v, k, 1, 60, &o->auth.review_timeout);
+         }},
+        {"sensitiveResources",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Strings(v, k, &o->sensitive_resources);
+         }},
+        {"tls", [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Tls(v, k, &o->tls);
+         }},
+        {"limits", [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Limits(v, k, &o->limits);
+         }},
+    };
     if (root.IsNull()) return Error("(top level)", "empty file");
-    if (auto status = CheckKeys(root, "", {"resources", "history", "readWaitSeconds",
-                                           "bookmarkIntervalSeconds", "maxPageBytes", "authMode",
-                                           "authTokenCacheSeconds", "authDecisionCacheSeconds",
-                                           "authCacheSize", "authRecheckSeconds",
-                                           "authReviewTimeoutSeconds", "sensitiveResources",
-                                           "tls", "limits"});
-        !status.ok()) {
-      return status;
-    }
-    for (const auto& entry : root) {
-      std::string key = entry.first.as<std::string>();
-      const YAML::Node& value = entry.second;
-      int64_t number = 0;
-      absl::Status status;
-      if (key == "resources") {
-        if (!value.IsSequence()) return Error(key, "must be a list");
-        for (size_t i = 0; i < value.size(); ++i) {
-          ResourceConfig resource;
-          status = Resource(value[i], absl::StrCat("resources[", i, "]"), &resource);
-          if (!status.ok()) return status;
-          config->resources.push_back(std::move(resource));
-        }
-      } else if (key == "history") {
-        status = CheckKeys(value, key, {"windowSeconds", "minEvents", "maxEvents"});
-        if (!status.ok()) return status;
-        for (const auto& field : value) {
-          std::string name = field.first.as<std::string>();
-          std::string path = Join(key, name);
-          if (name == "windowSeconds") {
-            status = Count(field.second, path, 1, 86400, &number);
-            config->history.window = absl::Seconds(number);
-          } else if (name == "minEvents") {
-            status = Count(field.second, path, 1, 10'000'000, &number);
-            config->history.min_events = static_cast<size_t>(number);
-          } else {
-            status = Count(field.second, path, 1, 10'000'000, &number);
-            config->history.max_events = static_cast<size_t>(number);
-          }
-          if (!status.ok()) return status;
-        }
-        if (config->history.min_events > config->history.max_events) {
-          return Error("history.minEvents", "must not exceed history.maxEvents");
-        }
-      } else if (key == "readWaitSeconds") {
-        status = Count(value, key, 0, 600, &number);
-        config->read_wait = absl::Seconds(number);
-      } else if (key == "bookmarkIntervalSeconds") {
-        status = Count(value, key, 1, 3600, &number);
-        config->bookmark_interval = absl::Seconds(number);
-      } else if (key == "maxPageBytes") {
-        status = Count(value, key, 1024, 4 << 20, &number);
-        config->max_page_bytes = static_cast<size_t>(number);
-      } else if (key == "authMode") {
-        std::string text;
-        status = String(value, key, &text);
-        if (!status.ok()) return status;
-        absl::StatusOr<AuthMode> mode = ParseAuthMode(text);
-        if (!mode.ok()) return Error(key, std::string(mode.status().message()));
-        config->auth.mode = *mode;
-      } else if (key == "authTokenCacheSeconds") {
-        status = Count(value, key, 0, 3600, &number);
-        config->auth.token_ttl = absl::Seconds(number);
-      } else if (key == "authDecisionCacheSeconds") {
-        status = Count(value, key, 0, 3600, &number);
-        config->auth.decision_ttl = absl::Seconds(number);
-      } else if (key == "authCacheSize") {
-        status = Count(value, key, 1, 10'000'000, &number);
-        config->auth.cache_size = static_cast<size_t>(number);
-      } else if (key == "authRecheckSeconds") {
-        status = Count(value, key, 1, 86400, &number);
-        config->auth.recheck_interval = absl::Seconds(number);
-      } else if (key == "authReviewTimeoutSeconds") {
-        status = Count(value, key, 1, 60, &number);
-        config->auth.review_timeout = absl::Seconds(number);
-      } else if (key == "sensitiveResources") {
-        status = Strings(value, key, &config->sensitive_resources);
-      } else if (key == "tls") {
-        status = Tls(value, key, &config->tls);
-      } else if (key == "limits") {
-        status = Limits(value, key, &config->limits);
-      }
-      if (!status.ok()) return status;
-    }
-    return absl::OkStatus();
+    return Fields(root, "", kFields, config);
   }
 
  private:
