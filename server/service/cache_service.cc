@@ -9,15 +9,11 @@
 #include "server/cache/resource_version.h"
 #include "server/service/continue_token.h"
 #include "server/service/request_filter.h"
+#include "server/service/grpc_status.h"
 #include "server/service/wire_format.h"
 
 namespace informerd::service {
 namespace {
-
-grpc::Status ToGrpc(const absl::Status& status) {
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
-                      std::string(status.message()));
-}
 
 grpc::Status Invalid(const std::string& message) {
   return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message);
@@ -150,7 +146,7 @@ grpc::Status CacheService::Authorize(const Caller& caller, const ServedResource&
       attributes.namespace_.empty()) {
     absl::StrAppend(&message, "; set namespace");
   }
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), message);
+  return ToGrpc(status, std::move(message));
 }
 
 grpc::ServerUnaryReactor* CacheService::FinishUnary(grpc::CallbackServerContext* context,

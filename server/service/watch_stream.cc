@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "server/service/grpc_status.h"
 #include "server/service/wire_format.h"
 
 namespace informerd::service {
@@ -130,9 +131,7 @@ void WatchStream::OnRechecked(const absl::Status& status) {
   recheck_pending_ = false;
   if (status.code() == absl::StatusCode::kPermissionDenied ||
       status.code() == absl::StatusCode::kUnauthenticated) {
-    FinishLocked(grpc::Status(static_cast<grpc::StatusCode>(status.code()),
-                              std::string(status.message())),
-                 "unauthorized");
+    FinishLocked(ToGrpc(status), "unauthorized");
     return;
   }
   // The authority being unreachable does not end a stream it authorized.

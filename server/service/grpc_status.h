@@ -1,0 +1,27 @@
+// The gRPC status for an absl::Status: the codes are the same numbers (both
+// are the canonical codes), the message is kept.
+//
+// Thread safety: pure functions.
+#ifndef INFORMERD_SERVER_SERVICE_GRPC_STATUS_H_
+#define INFORMERD_SERVER_SERVICE_GRPC_STATUS_H_
+
+#include <string>
+#include <utility>
+
+#include <grpcpp/support/status.h>
+
+#include "absl/status/status.h"
+
+namespace informerd::service {
+
+inline grpc::Status ToGrpc(const absl::Status& status, std::string message) {
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::move(message));
+}
+
+inline grpc::Status ToGrpc(const absl::Status& status) {
+  return ToGrpc(status, std::string(status.message()));
+}
+
+}  // namespace informerd::service
+
+#endif  // INFORMERD_SERVER_SERVICE_GRPC_STATUS_H_
