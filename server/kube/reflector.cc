@@ -235,8 +235,7 @@ absl::Status Reflector::HandleListItem(std::string* item, const std::string& wha
 }
 
 absl::Status Reflector::HandleWatchFrame(std::string* frame,
-                                         absl::Status* server_error,
-                                         bool* expired) {
+                                         std::optional<ApiStatus>* server_error) {
   const std::string what = absl::StrCat("watch ", KubectlName(resource_.group, resource_.resource));
   // In situ: twice as fast as Parse, which copies every string.
   rapidjson::Document event;
@@ -254,11 +253,9 @@ absl::Status Reflector::HandleWatchFrame(std::string* frame,
   }
 
   if (type == "ERROR") {
-    const ApiStatus api = ApiStatusFromJson(object->value);
-    *expired = IsExpired(api);
-    *server_error = ToStatus(api, what);
+    *server_error = ApiStatusFromJson(object->value);
     // Ends the stream: the server sends nothing useful after an ERROR.
-    return *server_error;
+    return absl::AbortedError(absl::StrCat(what, ": the server ended the watch with an error"));
   }
 
   const std::string_view resource_version =
@@ -367,8 +364,7 @@ Reflector::WatchEnd Reflector::WatchOnce(Failure* failure, bool initial_events) 
 
   WatchDecoder decoder(options_.max_frame_bytes);
   absl::Status frame_status;
-  absl::Status server_error;
-  bool expired = false;
+  std::optional<ApiStatus> server_error;
   uint64_t frames = 0;
   const absl::Time start = absl::Now();
   absl::StatusOr<HttpResponse> response = client_->Stream(
@@ -376,7 +372,7 @@ Reflector::WatchEnd Reflector::WatchOnce(Failure* failure, bool initial_events) 
       [&](std::string_view chunk) {
         frame_status = decoder.Feed(chunk, [&](std::string* frame) {
           ++frames;
-          return HandleWatchFrame(frame, &server_error, &expired);
+          return HandleWatchFrame(frame, &server_error);
         });
         return frame_status.ok();
       },
@@ -404,13 +400,13 @@ Reflector::WatchEnd Reflector::WatchOnce(Failure* failure, bool initial_events) 
                            response->body, what);
     return WatchEnd::kFailed;
   }
-  if (!server_error.ok()) {
-    if (expired) {
+  if (server_error.has_value()) {
+    if (IsExpired(*server_error)) {
       stats_.expired_410.fetch_add(1);
       return WatchEnd::kRelist;
     }
     stats_.http_errors.fetch_add(1);
-    *failure = Failure{server_error, absl::ZeroDuration()};
+    *failure = Failure{ToStatus(*server_error, what), absl::ZeroDuration()};
     return WatchEnd::kFailed;
   }
   if (!frame_status.ok() || decoder.has_partial_frame()) {

@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -31,6 +32,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "rapidjson/document.h"
+#include "server/kube/api_status.h"
 #include "server/kube/backoff.h"
 #include "server/kube/discovery.h"
 #include "server/kube/list_watch_sink.h"
@@ -120,7 +122,10 @@ class Reflector {
   WatchEnd WatchOnce(Failure* failure, bool initial_events);
   // Parses one list item and hands it to the sink; skips nameless ones.
   absl::Status HandleListItem(std::string* item, const std::string& what);
-  absl::Status HandleWatchFrame(std::string* frame, absl::Status* server_error, bool* expired);
+  // Parses one watch frame and hands it to the sink. An ERROR event sets
+  // *server_error to the server's Status and returns a non-OK status, which
+  // ends the stream (the caller classifies *server_error).
+  absl::Status HandleWatchFrame(std::string* frame, std::optional<ApiStatus>* server_error);
   // An event of a streaming list before its initial-events-end bookmark.
   absl::Status HandleInitialEvent(std::string_view type, rapidjson::Value& object,
                                   const std::string& what);
