@@ -14,7 +14,9 @@
 // upstream reader never waits for any watcher.
 //
 // Thread safety: all public methods are thread-safe. ListWatchSink methods
-// are called from one Reflector thread.
+// are called from one Reflector thread. Lock order: mu_ before waiters_mu_;
+// callers (WatchStream) may hold their own lock when calling in, never the
+// reverse (see watch_stream.h). Waiters are woken with no lock held.
 #ifndef INFORMERD_SERVER_INFORMER_INFORMER_H_
 #define INFORMERD_SERVER_INFORMER_INFORMER_H_
 
@@ -148,7 +150,7 @@ class Informer : public kube::ListWatchSink {
   // Only the Reflector thread touches the list being assembled.
   std::vector<cache::ObjectPtr> pending_list_;
 
-  mutable absl::Mutex waiters_mu_;
+  mutable absl::Mutex waiters_mu_ ABSL_ACQUIRED_AFTER(mu_);
   mutable std::vector<std::weak_ptr<Waiter>> waiters_ ABSL_GUARDED_BY(waiters_mu_);
   bool wake_pending_ ABSL_GUARDED_BY(waiters_mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(waiters_mu_) = false;

@@ -13,6 +13,13 @@
 // Thread safety: gRPC callbacks, Wake (dispatcher) and Shutdown may run
 // concurrently; all state is guarded by one mutex. The object deletes itself
 // in OnDone.
+//
+// Lock order, across the classes that take these locks (never the reverse):
+//   WakeHandle::mu_ -> WatchStream::mu_ -> Informer::mu_ -> Informer::waiters_mu_
+// A wake-up enters through the handle and then the stream; a stream reads
+// the Informer under its own lock, and the Informer registers a caught-up
+// stream's waiter under its lock (Informer::Read). The dispatcher collects
+// waiters under waiters_mu_ alone and wakes them after releasing it.
 #ifndef INFORMERD_SERVER_SERVICE_WATCH_STREAM_H_
 #define INFORMERD_SERVER_SERVICE_WATCH_STREAM_H_
 
