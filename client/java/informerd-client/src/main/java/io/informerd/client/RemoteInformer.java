@@ -122,10 +122,11 @@ public final class RemoteInformer implements AutoCloseable {
   /**
    * Stops the watch and waits for the informer's thread to end, interrupting
    * it (and so a handler blocked in an interruptible call). No handler is
-   * called after this returns. Idempotent.
+   * called after this returns. Idempotent. If the calling thread is
+   * interrupted while waiting, the wait ends and the interrupt stays set.
    */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     synchronized (lock) {
       stopping = true;
       if (currentWatch != null) {
@@ -134,7 +135,11 @@ public final class RemoteInformer implements AutoCloseable {
     }
     if (thread.isAlive() && thread != Thread.currentThread()) {
       thread.interrupt();
-      thread.join();
+      try {
+        thread.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 
@@ -146,6 +151,7 @@ public final class RemoteInformer implements AutoCloseable {
 
   private void run() {
     while (!isStopping()) {
+      boolean relistAtOnce = false;
       try {
         watchOnce();
         logger.info("watch of " + description + " ended by the server; resuming");
@@ -155,6 +161,10 @@ public final class RemoteInformer implements AutoCloseable {
         }
         Status.Code code = e.getStatus().getCode();
         if (code == Status.Code.OUT_OF_RANGE || code == Status.Code.RESOURCE_EXHAUSTED) {
+          // The server is up and answered: waiting would only let the cache
+          // fall further behind. A relist that itself fails this way backs
+          // off, so a server that keeps refusing is not hammered.
+          relistAtOnce = !relistNeeded;
           relistNeeded = true;
         }
         logger.log(
@@ -162,11 +172,17 @@ public final class RemoteInformer implements AutoCloseable {
             "watch of " + description + " failed: " + e.getStatus()
                 + (relistNeeded ? "; relisting" : "; resuming from " + resourceVersion));
       }
+      if (relistAtOnce) {
+        continue;
+      }
       try {
         Thread.sleep(backoff.nextDelay().toMillis());
       } catch (InterruptedException e) {
         return;
       }
+      // The channel's own reconnect backoff would otherwise outlast ours
+      // after a server restart, failing every retry fast until it expires.
+      connection.resetConnectBackoff();
     }
   }
 
@@ -252,7 +268,9 @@ public final class RemoteInformer implements AutoCloseable {
     private final List<EventHandler> handlers = new ArrayList<>();
     private final Map<String, IndexFunction> indexFunctions = new HashMap<>();
     private Duration initialBackoff = Duration.ofMillis(200);
-    private Duration maxBackoff = Duration.ofSeconds(30);
+    // Short, so a client is caught up within seconds of a restarted server
+    // being ready; the jitter spreads many clients' reconnects.
+    private Duration maxBackoff = Duration.ofSeconds(1);
 
     private Builder(Connection connection, ResourceRef resource) {
       this.connection = connection;
@@ -303,7 +321,7 @@ public final class RemoteInformer implements AutoCloseable {
 
     /**
      * Reconnect delays grow from {@code initial} to {@code max}; defaults
-     * 200ms and 30s.
+     * 200ms and 1s.
      *
      * @throws IllegalArgumentException unless 0 < initial <= max
      */

@@ -80,9 +80,13 @@ final class FakeCacheServer implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     server.shutdownNow();
-    server.awaitTermination(5, TimeUnit.SECONDS);
+    try {
+      server.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private final class Service extends CacheGrpc.CacheImplBase {

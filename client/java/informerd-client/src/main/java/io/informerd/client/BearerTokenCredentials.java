@@ -76,7 +76,4 @@ public final class BearerTokenCredentials extends CallCredentials {
     headers.put(AUTHORIZATION, "Bearer " + token);
     return headers;
   }
-
-  @Override
-  public void thisUsesUnstableApi() {}
 }

@@ -61,11 +61,7 @@ public final class ExampleInformer {
         .addShutdownHook(
             new Thread(
                 () -> {
-                  try {
-                    informer.close();
-                  } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                  }
+                  informer.close();
                   for (KubeObject object : informer.lister().list()) {
                     out.println("CACHE " + object.key() + " " + object.resourceVersion());
                   }

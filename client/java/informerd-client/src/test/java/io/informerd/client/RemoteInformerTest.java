@@ -107,6 +107,33 @@ public class RemoteInformerTest {
   }
 
   @Test
+  public void tooOldResumePointRelistsWithoutWaitingTheBackoff() throws Exception {
+    // A backoff far longer than the test may take: only an immediate relist
+    // lets it see the second Watch in time.
+    RemoteInformer slow =
+        RemoteInformer.builder(connection, ResourceRef.parse("configmaps"))
+            .addEventHandler(handler)
+            .backoff(Duration.ofMinutes(5), Duration.ofMinutes(5))
+            .build();
+    for (Status.Code code : List.of(Status.Code.OUT_OF_RANGE, Status.Code.RESOURCE_EXHAUSTED)) {
+      server.addScript(new FakeCacheServer.Script(
+          List.of(event(WatchEvent.Type.ADDED, "ns", "a", "1"), initialEventsEnd("1")),
+          Status.fromCode(code).withDescription("too old resource version")));
+    }
+    server.addScript(new FakeCacheServer.Script(List.of(initialEventsEnd("3")), null));
+    try {
+      slow.start();
+      assertTrue(server.nextWatchRequest().getSendInitialEvents());
+      assertTrue(server.nextWatchRequest().getSendInitialEvents());
+      assertTrue(server.nextWatchRequest().getSendInitialEvents());
+      assertEquals(
+          List.of("ADD ns/a 1", "SYNCED", "DELETE ns/a 1 final-state-unknown"), handler.next(3));
+    } finally {
+      slow.close();
+    }
+  }
+
+  @Test
   public void closeStopsAnOpenWatch() throws Exception {
     server.addScript(new FakeCacheServer.Script(List.of(initialEventsEnd("1")), null));
     informer.start();

@@ -4,6 +4,7 @@ import io.grpc.Attributes;
 import io.grpc.EquivalentAddressGroup;
 import io.grpc.NameResolver;
 import io.grpc.Status;
+import io.grpc.StatusOr;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.ArrayList;
@@ -70,7 +71,8 @@ final class StaticAddressNameResolver extends NameResolver {
       return;
     }
     listener.onResult(
-        ResolutionResult.newBuilder().setAddresses(groups).setAttributes(Attributes.EMPTY).build());
+        ResolutionResult.newBuilder()
+            .setAddressesOrError(StatusOr.fromValue(groups)).setAttributes(Attributes.EMPTY).build());
   }
 
   @Override

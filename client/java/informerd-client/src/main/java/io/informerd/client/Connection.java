@@ -59,11 +59,28 @@ public final class Connection implements AutoCloseable {
     return channel;
   }
 
-  /** Shuts the channel down and waits up to five seconds for calls to end. */
+  /**
+   * Shuts the channel down and waits up to five seconds for calls to end. An
+   * interrupt ends the wait early and stays set on the calling thread.
+   */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     channel.shutdownNow();
-    channel.awaitTermination(5, TimeUnit.SECONDS);
+    try {
+      channel.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Lets the channel reconnect at once instead of after its own exponential
+   * backoff (up to two minutes in grpc-java): callers that retry on their own
+   * schedule call this before each retry, so a restarted server is found as
+   * soon as it listens.
+   */
+  public void resetConnectBackoff() {
+    channel.resetConnectBackoff();
   }
 
   /** Configures a {@link Connection}. Not thread-safe. */
@@ -131,7 +148,7 @@ public final class Connection implements AutoCloseable {
      * @throws IllegalArgumentException if no target or address was given, or
      *     a TLS file is missing or unreadable (the message names it)
      */
-    @SuppressWarnings("deprecation") // nameResolverFactory is the per-channel way in grpc 1.41.
+    @SuppressWarnings("deprecation") // nameResolverFactory is still the only per-channel way.
     public Connection build() {
       NettyChannelBuilder channel;
       if (!addresses.isEmpty()) {
