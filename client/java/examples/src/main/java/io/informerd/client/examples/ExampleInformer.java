@@ -7,8 +7,6 @@ import io.informerd.client.RemoteInformer;
 import io.informerd.client.ResourceRef;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.Arrays;
 
 /**
  * The example program shared by all informerd client libraries: prints one
@@ -26,27 +24,9 @@ public final class ExampleInformer {
   private ExampleInformer() {}
 
   public static void main(String[] args) throws InterruptedException {
-    ExampleOptions options;
-    try {
-      options = ExampleOptions.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println("example: " + e.getMessage());
-      System.err.println(ExampleOptions.USAGE);
-      System.exit(2);
-      return;
-    }
+    ExampleOptions options = ExampleOptions.parseOrExit(args, ExampleOptions.USAGE);
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-
-    Connection.Builder connectionBuilder = Connection.builder();
-    if (options.server.contains(",")) {
-      connectionBuilder.addresses(Arrays.asList(options.server.split(",")));
-    } else {
-      connectionBuilder.target(options.server);
-    }
-    if (options.tokenFile != null) {
-      connectionBuilder.bearerTokenFile(Path.of(options.tokenFile));
-    }
-    Connection connection = connectionBuilder.build();
+    Connection connection = options.connect();
 
     RemoteInformer informer =
         RemoteInformer.builder(connection, ResourceRef.parse(options.resource))

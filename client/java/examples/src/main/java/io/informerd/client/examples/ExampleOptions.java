@@ -1,5 +1,9 @@
 package io.informerd.client.examples;
 
+import io.informerd.client.Connection;
+import java.nio.file.Path;
+import java.util.Arrays;
+
 /** Command line of {@link ExampleInformer}: flag values, filled by {@link #parse}. */
 final class ExampleOptions {
   static final String USAGE =
@@ -13,6 +17,35 @@ final class ExampleOptions {
   String tokenFile;
 
   private ExampleOptions() {}
+
+  /**
+   * A connection to --server: "host:port", "dns:///name:port" or
+   * comma-separated "host:port"s, with --token-file's token if given.
+   */
+  Connection connect() {
+    Connection.Builder builder = Connection.builder();
+    if (server.contains(",")) {
+      builder.addresses(Arrays.asList(server.split(",")));
+    } else {
+      builder.target(server);
+    }
+    if (tokenFile != null) {
+      builder.bearerTokenFile(Path.of(tokenFile));
+    }
+    return builder.build();
+  }
+
+  /** Parses {@code args}; on a bad command line prints why and the usage, and exits 2. */
+  static ExampleOptions parseOrExit(String[] args, String usage) {
+    try {
+      return parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("example: " + e.getMessage());
+      System.err.println(usage);
+      System.exit(2);
+      return null;
+    }
+  }
 
   /** @throws IllegalArgumentException naming the offending flag */
   static ExampleOptions parse(String[] args) {
