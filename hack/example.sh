@@ -5,12 +5,18 @@
 #
 # Usage: hack/example.sh LANG --server ADDR --resource RESOURCE [-n NS]
 #                            [-l SELECTOR] [--token-file F]
-#   LANG: go, java, python or cpp
+#   LANG: go, java, python or cpp: the client library's own informer;
+#         go-controller-runtime or java-kubernetes-client: an example
+#         controller on that library, its informers from informerd through
+#         the client's adapter (it also prints RECONCILED lines).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 lang="${1:-}"
 case "$lang" in
-  go|java|python|cpp) shift ;;
-  *) echo "usage: hack/example.sh go|java|python|cpp --server ADDR --resource RESOURCE [-n NS] [-l SELECTOR] [--token-file F]" >&2; exit 2 ;;
+  go|java|python|cpp) script="$root/client/$lang/run-example.sh" ;;
+  go-controller-runtime|java-kubernetes-client)
+    script="$root/client/${lang%%-*}/run-example-${lang#*-}.sh" ;;
+  *) echo "usage: hack/example.sh go|java|python|cpp|go-controller-runtime|java-kubernetes-client --server ADDR --resource RESOURCE [-n NS] [-l SELECTOR] [--token-file F]" >&2; exit 2 ;;
 esac
-exec "$root/client/$lang/run-example.sh" "$@"
+shift
+exec "$script" "$@"

@@ -136,7 +136,7 @@ sanitized_tests() {
   local config="$1"
   shift
   bazel_tests "$config" "$INFORMERD_CACHE/bazel-$config" "$config" \
-    //server/... //client/cpp/... "$@"
+    //server/... //selector/... //client/cpp/... "$@"
 }
 
 # AddressSanitizer + UndefinedBehaviorSanitizer, also on the in-process

@@ -155,25 +155,11 @@ std::unique_ptr<service::ServedResource> StartResource(kube::RestClient& client,
                                                        const config::Config& config,
                                                        const config::ResourceConfig& wanted,
                                                        kube::ResourceInfo info) {
-  auto served = std::make_unique<service::ServedResource>();
-  served->info = std::move(info);
-  served->schema.strip_managed_fields = wanted.strip_managed_fields;
-  served->schema.drop_fields = wanted.drop_fields;
-  served->schema.field_indexes = wanted.field_indexes;
-  cache::NormalizeSchema(&served->schema);
-  informer::InformerOptions options;
-  options.schema = served->schema;
+  service::ServedResourceOptions options;
   options.history = config.history;
-  served->informer = std::make_unique<informer::Informer>(std::move(options));
-  kube::ReflectorOptions reflector_options;
-  reflector_options.namespace_name = wanted.namespace_;
-  reflector_options.label_selector = wanted.label_selector;
-  reflector_options.field_selector = wanted.field_selector;
-  reflector_options.cut_managed_fields_from_lists = wanted.strip_managed_fields;
-  reflector_options.streaming_list = config.streaming_list;
-  served->reflector = std::make_unique<kube::Reflector>(&client, served->info, reflector_options,
-                                                        served->informer.get());
-  served->reflector->Start();
+  options.streaming_list = config.streaming_list;
+  std::unique_ptr<service::ServedResource> served =
+      service::StartServedResource(&client, std::move(info), wanted, options);
   log::Info(kComponent, absl::StrCat("serving ", served->DisplayName(), " (", served->info.kind,
                                      ", ", served->info.version, ")"));
   return served;

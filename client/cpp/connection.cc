@@ -90,6 +90,13 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> Connect(
   grpc::ChannelArguments arguments;
   // pick_first would pin every call to one replica behind a DNS name.
   arguments.SetLoadBalancingPolicyName("round_robin");
+  // gRPC's reconnect backoff grows to 120 s by default, and calls fail at
+  // once while it waits: a client would stay behind a restarted server for
+  // that long. informerd is a local, cheap-to-reconnect peer; 1 s bounds
+  // the catch-up.
+  arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   return grpc::CreateCustomChannel(options.address, *credentials, arguments);
 }
 

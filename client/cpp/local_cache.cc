@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "server/selector/label_selector.h"
+#include "selector/label_selector.h"
 
 namespace informerd {
 namespace client {

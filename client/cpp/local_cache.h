@@ -60,7 +60,7 @@ class LocalCache {
                       absl::string_view name) const;
 
   // The objects whose labels match label_selector, ordered by key, in full
-  // Kubernetes syntax (the server's own parser, server/selector).
+  // Kubernetes syntax (the server's own parser, selector).
   // INVALID_ARGUMENT names the position of a syntax error.
   absl::StatusOr<std::vector<CachedObjectPtr>> List(
       absl::string_view label_selector) const;

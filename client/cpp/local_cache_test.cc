@@ -82,7 +82,7 @@ TEST(LocalCacheTest, ListRejectsBadSelectorsWithPosition) {
     const char* message;
   };
   // Parsing is the server's own selector parser; see
-  // server/selector/label_selector_test.cc for the full grammar.
+  // selector/label_selector_test.cc for the full grammar.
   const Case cases[] = {
       {"a=b,", "position 4"},
       {"=b", "position 0"},

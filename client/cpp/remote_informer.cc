@@ -11,9 +11,6 @@ namespace {
 
 using informerd::v1::WatchEvent;
 
-constexpr absl::Duration kInitialBackoff = absl::Milliseconds(200);
-constexpr absl::Duration kMaxBackoff = absl::Seconds(10);
-
 // The version an event brings the watcher to. Bookmarks carry it in both
 // places; prefer the event's own field.
 const std::string& EventVersion(const WatchEvent& event) {
@@ -30,16 +27,10 @@ bool RequiresRelist(const grpc::Status& status) {
 
 RemoteInformer::RemoteInformer(std::shared_ptr<grpc::Channel> channel,
                                ConnectionOptions connection,
-                               informerd::v1::ResourceName resource,
-                               std::string watch_namespace,
-                               std::string label_selector,
-                               std::string field_selector)
+                               RemoteInformerOptions options)
     : stub_(informerd::v1::Cache::NewStub(std::move(channel))),
       connection_(std::move(connection)),
-      resource_(std::move(resource)),
-      watch_namespace_(std::move(watch_namespace)),
-      label_selector_(std::move(label_selector)),
-      field_selector_(std::move(field_selector)) {}
+      options_(std::move(options)) {}
 
 RemoteInformer::~RemoteInformer() { Stop(); }
 
@@ -74,10 +65,11 @@ absl::Status RemoteInformer::LastError() const {
 }
 
 void RemoteInformer::Run() {
-  Backoff backoff(kInitialBackoff, kMaxBackoff);
+  Backoff backoff(options_.initial_backoff, options_.max_backoff);
   bool relist = true;
   std::string resume_version;
   while (true) {
+    const bool was_relist = relist;
     grpc::Status status = WatchOnce(&relist, &resume_version, &backoff);
     // Without a resume point, a watch "from now" would miss events.
     if (RequiresRelist(status) || resume_version.empty()) relist = true;
@@ -88,6 +80,14 @@ void RemoteInformer::Run() {
             absl::Status(static_cast<absl::StatusCode>(status.error_code()),
                          status.error_message());
       }
+    }
+    // A resume point the server no longer has is answered by relisting at
+    // once; only a relist that fails again waits, so a server that keeps
+    // refusing is not hammered.
+    if (RequiresRelist(status) && !was_relist) {
+      absl::MutexLock lock(&mu_);
+      if (stopping_) return;
+      continue;
     }
     if (!SleepUnlessStopped(backoff.NextDelay())) return;
   }
@@ -103,13 +103,17 @@ grpc::Status RemoteInformer::WatchOnce(bool* relist,
     return grpc::Status(static_cast<grpc::StatusCode>(prepared.code()),
                         std::string(prepared.message()));
   }
+  // Waits for the channel to connect instead of failing at once while it
+  // is down, so the stream starts as soon as a restarted server accepts
+  // connections (within the channel's reconnect backoff, see Connect).
+  context.set_wait_for_ready(true);
   if (!BeginCall(&context)) return grpc::Status::CANCELLED;
 
   informerd::v1::WatchRequest request;
-  *request.mutable_resource() = resource_;
-  request.set_namespace_(watch_namespace_);
-  request.set_label_selector(label_selector_);
-  request.set_field_selector(field_selector_);
+  *request.mutable_resource() = options_.resource;
+  request.set_namespace_(options_.watch_namespace);
+  request.set_label_selector(options_.label_selector);
+  request.set_field_selector(options_.field_selector);
   request.set_allow_bookmarks(true);
   if (*relist) {
     request.set_send_initial_events(true);

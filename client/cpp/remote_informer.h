@@ -7,9 +7,12 @@
 // initial_events_end, reconciled against the cache (see DiffRelist), and then
 // HasSynced() becomes true. After a broken stream the informer resumes from
 // the last resource_version it saw; if the server answers OUT_OF_RANGE or
-// RESOURCE_EXHAUSTED it lists again the same way and reports only the
-// differences, with vanished objects as deletes with final_state_unknown.
-// Errors are retried after a jittered backoff (200ms doubling to 10s, reset
+// RESOURCE_EXHAUSTED it lists again at once, the same way, and reports only
+// the differences, with vanished objects as deletes with final_state_unknown.
+// While the server is unreachable the stream waits for the channel to
+// reconnect (wait_for_ready), so a restarted server is caught up with as soon
+// as it accepts connections.
+// Errors are retried after a jittered backoff (RemoteInformerOptions; reset
 // whenever an event arrives).
 //
 // Handlers run on the informer's own thread, one at a time, in stream order.
@@ -45,15 +48,29 @@
 namespace informerd {
 namespace client {
 
+// What a RemoteInformer watches, and how it retries.
+struct RemoteInformerOptions {
+  // Required: resource.resource names the resource (see ResourceName).
+  informerd::v1::ResourceName resource;
+  // Empty: all namespaces.
+  std::string watch_namespace;
+  // The server's syntax (see ListRequest); evaluated by the server.
+  std::string label_selector;
+  std::string field_selector;
+  // The delay before retrying a failed stream starts here and doubles up to
+  // max_backoff. The cap is short so that an informer is caught up soon
+  // after a restarted server is ready again; a retry costs one refused
+  // connection (Connect caps the channel's own reconnect backoff alike).
+  absl::Duration initial_backoff = absl::Milliseconds(100);
+  absl::Duration max_backoff = absl::Seconds(1);
+};
+
 class RemoteInformer {
  public:
-  // watch_namespace empty: all namespaces. The selectors use the server's
-  // syntax (see ListRequest) and are evaluated by the server.
+  // REQUIRES: absl::ZeroDuration() < options.initial_backoff <=
+  // options.max_backoff.
   RemoteInformer(std::shared_ptr<grpc::Channel> channel,
-                 ConnectionOptions connection,
-                 informerd::v1::ResourceName resource,
-                 std::string watch_namespace, std::string label_selector,
-                 std::string field_selector);
+                 ConnectionOptions connection, RemoteInformerOptions options);
   RemoteInformer(const RemoteInformer&) = delete;
   RemoteInformer& operator=(const RemoteInformer&) = delete;
 
@@ -100,10 +117,7 @@ class RemoteInformer {
 
   const std::unique_ptr<informerd::v1::Cache::Stub> stub_;
   const ConnectionOptions connection_;
-  const informerd::v1::ResourceName resource_;
-  const std::string watch_namespace_;
-  const std::string label_selector_;
-  const std::string field_selector_;
+  const RemoteInformerOptions options_;
   std::vector<EventHandler*> handlers_;
   LocalCache cache_;
   std::thread thread_;

@@ -10,8 +10,8 @@
 
 #include "server/cache/event.h"
 #include "server/cache/object.h"
-#include "server/selector/field_selector.h"
-#include "server/selector/label_selector.h"
+#include "selector/field_selector.h"
+#include "selector/label_selector.h"
 
 namespace informerd::cache {
 

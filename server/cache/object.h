@@ -8,7 +8,13 @@
 // every Watch delivery share it by reference (grpc::Slice is ref-counted), so
 // no delivery re-serializes or copies the object.
 //
-// Thread safety: immutable; share freely through ObjectPtr.
+// A metadata-only form (PROJECTION_METADATA: apiVersion, kind and metadata)
+// is built from the JSON on first request and kept with the object, so it is
+// serialized at most once per object version however many callers ask, and
+// never for objects nobody asks it of.
+//
+// Thread safety: immutable once built (the metadata-only form is built under
+// a once flag); share freely through ObjectPtr.
 #ifndef INFORMERD_SERVER_CACHE_OBJECT_H_
 #define INFORMERD_SERVER_CACHE_OBJECT_H_
 
@@ -22,7 +28,9 @@
 
 #include <grpcpp/support/slice.h>
 
-#include "server/selector/labels.h"
+#include "absl/base/call_once.h"
+
+#include "selector/labels.h"
 
 namespace informerd::cache {
 
@@ -47,6 +55,11 @@ class Object : public std::enable_shared_from_this<Object> {
          FieldValues field_values, grpc::Slice wire, size_t json_offset,
          size_t json_size);
 
+  // Frames `json` and the metadata as an informerd.v1.Object message in one
+  // exactly sized buffer. REQUIRES: as for the constructor.
+  static std::shared_ptr<const Object> Create(Metadata metadata, uint64_t resource_version_number,
+                                              FieldValues field_values, std::string_view json);
+
   Object(const Object&) = delete;
   Object& operator=(const Object&) = delete;
 
@@ -68,7 +81,13 @@ class Object : public std::enable_shared_from_this<Object> {
   // or a configured field index; nullopt for any other field.
   std::optional<std::string_view> FieldValue(std::string_view field) const;
 
-  // Approximate heap bytes held by this object, for the memory metrics.
+  // This object with json reduced to its apiVersion, kind and metadata
+  // members (PROJECTION_METADATA); the other fields are the same. Built on
+  // the first call.
+  const Object& MetadataOnly() const;
+
+  // Approximate heap bytes held by this object, for the memory metrics
+  // (including a metadata-only form once built).
   size_t ApproximateBytes() const;
 
  private:
@@ -79,6 +98,8 @@ class Object : public std::enable_shared_from_this<Object> {
   grpc::Slice wire_;
   size_t json_offset_;
   size_t json_size_;
+  mutable absl::once_flag metadata_only_once_;
+  mutable std::shared_ptr<const Object> metadata_only_;
 };
 
 using ObjectPtr = std::shared_ptr<const Object>;

@@ -1,11 +1,11 @@
 #include "server/cache/object_builder.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "informerd/v1/informerd.pb.h"
 #include "rapidjson/stringbuffer.h"
 #include "server/cache/json_writer.h"
 #include "server/cache/resource_version.h"
@@ -65,19 +65,10 @@ absl::Status Invalid(const std::string& field, const std::string& reason) {
   return absl::InvalidArgumentError(absl::StrCat("object ", field, ": ", reason));
 }
 
-size_t VarintSize(uint64_t value) {
-  size_t size = 1;
-  while (value >= 0x80) {
-    value >>= 7;
-    ++size;
-  }
-  return size;
-}
-
-void DeleteString(void* user_data) { delete static_cast<std::string*>(user_data); }
-
-ObjectPtr Serialize(const rapidjson::Value& object, Object::Metadata meta, uint64_t version,
-                    FieldValues field_values);
+// `type` names what to write before the object's members: the apiVersion
+// and kind it lacks (see ObjectSchema).
+ObjectPtr Serialize(const rapidjson::Value& object, const ObjectSchema* type,
+                    Object::Metadata meta, uint64_t version, FieldValues field_values);
 
 }  // namespace
 
@@ -128,7 +119,7 @@ absl::StatusOr<ObjectPtr> BuildObject(rapidjson::Value& object,
     field_values.emplace_back(path, ScalarText(FindPath(object, path)));
   }
 
-  return Serialize(object, std::move(meta), *rv, std::move(field_values));
+  return Serialize(object, &schema, std::move(meta), *rv, std::move(field_values));
 }
 
 ObjectPtr WithResourceVersion(const Object& object, uint64_t resource_version) {
@@ -147,48 +138,38 @@ ObjectPtr WithResourceVersion(const Object& object, uint64_t resource_version) {
       metadata->AddMember("resourceVersion", version, document.GetAllocator());
     }
   }
-  return Serialize(document, std::move(meta), resource_version, object.field_values());
+  return Serialize(document, nullptr, std::move(meta), resource_version, object.field_values());
 }
 
 namespace {
 
-ObjectPtr Serialize(const rapidjson::Value& object, Object::Metadata meta, uint64_t version,
-                    FieldValues field_values) {
-  // The JSON is written into a scratch buffer reused by the thread, then
-  // copied once into an exactly sized buffer framed by hand as the
-  // informerd.v1.Object message (field 1, then the metadata fields), which
-  // the slice owns. Going through the generated message would copy the JSON
-  // twice more; an exactly sized buffer keeps memory at the JSON's size.
+ObjectPtr Serialize(const rapidjson::Value& object, const ObjectSchema* type,
+                    Object::Metadata meta, uint64_t version, FieldValues field_values) {
+  // Written into a scratch buffer reused by the thread; Object::Create
+  // copies it once into the object's exactly sized buffer.
   thread_local rapidjson::StringBuffer scratch;
   scratch.Clear();
   JsonWriter writer(scratch);
-  object.Accept(writer);
-
-  v1::Object metadata;
-  metadata.set_namespace_(meta.namespace_);
-  metadata.set_name(meta.name);
-  metadata.set_uid(meta.uid);
-  metadata.set_resource_version(meta.resource_version);
-  for (const auto& [key, value] : meta.labels) (*metadata.mutable_labels())[key] = value;
-  std::string tail = metadata.SerializeAsString();
-
-  const size_t json_size = scratch.GetSize();
-  const size_t header_size = 1 + VarintSize(json_size);
-  auto* buffer = new std::string();
-  buffer->reserve(header_size + json_size + tail.size());
-  buffer->push_back(static_cast<char>((v1::Object::kJsonFieldNumber << 3) | 2));
-  for (uint64_t length = json_size; ; length >>= 7) {
-    if (length < 0x80) {
-      buffer->push_back(static_cast<char>(length));
-      break;
+  if (type == nullptr || !object.IsObject()) {
+    object.Accept(writer);
+  } else {
+    // The apiserver leaves apiVersion and kind out of a LIST's items; written
+    // first, where the apiserver puts them, so every cached object is whole.
+    writer.StartObject();
+    for (const auto& [member, value] : {std::pair<const char*, const std::string*>{"kind", &type->kind},
+                                        {"apiVersion", &type->api_version}}) {
+      if (value->empty() || FindMember(object, member) != nullptr) continue;
+      writer.Key(member, static_cast<rapidjson::SizeType>(std::strlen(member)));
+      writer.String(value->data(), static_cast<rapidjson::SizeType>(value->size()));
     }
-    buffer->push_back(static_cast<char>((length & 0x7f) | 0x80));
+    for (const auto& member : object.GetObject()) {
+      writer.Key(member.name.GetString(), member.name.GetStringLength());
+      member.value.Accept(writer);
+    }
+    writer.EndObject();
   }
-  buffer->append(scratch.GetString(), json_size);
-  buffer->append(tail);
-  grpc::Slice wire(buffer->data(), buffer->size(), &DeleteString, buffer);
-  return std::make_shared<const Object>(std::move(meta), version, std::move(field_values),
-                                        std::move(wire), header_size, json_size);
+  return Object::Create(std::move(meta), version, std::move(field_values),
+                        std::string_view(scratch.GetString(), scratch.GetSize()));
 }
 
 }  // namespace

@@ -20,6 +20,11 @@
 namespace informerd::cache {
 
 struct ObjectSchema {
+  // The resource's apiVersion ("v1", "apps/v1") and kind ("Pod"), written
+  // into objects that lack them (the items of a LIST do), so that an object
+  // decodes the same way whichever path brought it in. Empty: left as is.
+  std::string api_version;
+  std::string kind;
   // Remove metadata.managedFields before caching.
   bool strip_managed_fields = true;
   // Further fields removed before caching, as dotted paths from the object

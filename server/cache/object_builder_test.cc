@@ -31,6 +31,62 @@ TEST(ObjectBuilder, ExtractsMetadataAndStripsManagedFields) {
   EXPECT_NE((*object)->json().find("\"name\":\"a\""), std::string_view::npos);
 }
 
+TEST(ObjectBuilder, FillsApiVersionAndKindFirstWhenTheObjectLacksThem) {
+  ObjectSchema schema;
+  schema.api_version = "apps/v1";
+  schema.kind = "Deployment";
+  absl::StatusOr<ObjectPtr> object =
+      Build(R"({"metadata":{"name":"a","resourceVersion":"3"},"spec":{"replicas":1}})", schema);
+  ASSERT_TRUE(object.ok()) << object.status();
+  EXPECT_EQ((*object)->json(),
+            R"({"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"a",)"
+            R"("resourceVersion":"3"},"spec":{"replicas":1}})");
+}
+
+TEST(ObjectBuilder, KeepsTheObjectsOwnApiVersionAndKind) {
+  ObjectSchema schema;
+  schema.api_version = "v1";
+  schema.kind = "ConfigMap";
+  absl::StatusOr<ObjectPtr> object = Build(
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"3"}})",
+      schema);
+  ASSERT_TRUE(object.ok()) << object.status();
+  EXPECT_EQ((*object)->json(),
+            R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"3"}})");
+}
+
+TEST(ObjectBuilder, MetadataOnlyKeepsApiVersionKindAndMetadata) {
+  ObjectSchema schema;
+  schema.api_version = "v1";
+  schema.kind = "Pod";
+  schema.field_indexes = {"spec.nodeName"};
+  absl::StatusOr<ObjectPtr> object =
+      Build(TestObjectJson({.namespace_ = "ns", .name = "a", .resource_version = 5,
+                            .labels = {{"k", "v"}}, .node_name = "n1", .data = "x"}),
+            schema);
+  ASSERT_TRUE(object.ok()) << object.status();
+  const Object& projected = (*object)->MetadataOnly();
+  EXPECT_EQ(&projected, &(*object)->MetadataOnly());  // Built once.
+  rapidjson::Document full, partial;
+  full.Parse((*object)->json().data(), (*object)->json().size());
+  partial.Parse(projected.json().data(), projected.json().size());
+  ASSERT_TRUE(partial.IsObject());
+  EXPECT_EQ(partial.MemberCount(), 3u);
+  EXPECT_EQ(partial["kind"], full["kind"]);
+  EXPECT_EQ(partial["apiVersion"], full["apiVersion"]);
+  EXPECT_EQ(partial["metadata"], full["metadata"]);
+  EXPECT_EQ(projected.key(), "ns/a");
+  EXPECT_EQ(projected.resource_version_number(), 5u);
+  EXPECT_EQ(projected.labels(), (*object)->labels());
+  EXPECT_EQ(projected.FieldValue("spec.nodeName"), "n1");
+  v1::Object message;
+  ASSERT_TRUE(message.ParseFromArray(projected.wire().begin(),
+                                     static_cast<int>(projected.wire().size())));
+  EXPECT_EQ(message.json(), std::string(projected.json()));
+  EXPECT_EQ(message.labels().at("k"), "v");
+  EXPECT_GT((*object)->ApproximateBytes(), projected.ApproximateBytes());
+}
+
 TEST(ObjectBuilder, KeepsManagedFieldsWhenAsked) {
   ObjectSchema schema;
   schema.strip_managed_fields = false;

@@ -32,6 +32,13 @@ grpc::Status ParseRequest(const grpc::ByteBuffer& buffer, Message* message) {
 }
 
 // "" or a decimal version; the field name goes into the error.
+// Proto3 enums are open: an unknown number parses and must be refused here.
+grpc::Status CheckProjection(v1::Projection projection) {
+  if (v1::Projection_IsValid(projection)) return grpc::Status::OK;
+  return Invalid(absl::StrCat("projection: unknown value ", static_cast<int>(projection),
+                              " (PROJECTION_FULL = 0 or PROJECTION_METADATA = 1)"));
+}
+
 grpc::Status ParseVersion(const std::string& text, const char* field, uint64_t* version) {
   *version = 0;
   if (text.empty()) return grpc::Status::OK;
@@ -190,6 +197,7 @@ grpc::Status CacheService::DoList(const Caller& caller, const grpc::ByteBuffer& 
                               request.index_value()});
   if (!filter.ok()) return ToGrpc(filter.status());
   if (request.limit() < 0) return Invalid("limit: must not be negative");
+  if (grpc::Status status = CheckProjection(request.projection()); !status.ok()) return status;
   uint64_t min_version = 0;
   if (grpc::Status status = ParseVersion(request.resource_version(), "resource_version", &min_version);
       !status.ok()) {
@@ -216,7 +224,7 @@ grpc::Status CacheService::DoList(const Caller& caller, const grpc::ByteBuffer& 
   if (page->more && !page->items.empty()) {
     token = EncodeContinueToken({page->resource_version, page->items.back()->key()});
   }
-  *response = ListResponseBuffer(page->items, page->resource_version, token);
+  *response = ListResponseBuffer(page->items, page->resource_version, token, request.projection());
   return grpc::Status::OK;
 }
 
@@ -257,6 +265,7 @@ grpc::Status CacheService::DoGet(const Caller& caller, const grpc::ByteBuffer& b
       !status.ok()) {
     return status;
   }
+  if (grpc::Status status = CheckProjection(request.projection()); !status.ok()) return status;
   uint64_t min_version = 0;
   if (grpc::Status status =
           ParseVersion(request.min_resource_version(), "min_resource_version", &min_version);
@@ -274,7 +283,7 @@ grpc::Status CacheService::DoGet(const Caller& caller, const grpc::ByteBuffer& b
                         absl::StrCat((*resource)->DisplayName(), " \"", request.name(),
                                      "\" not found"));
   }
-  *response = GetResponseBuffer(*object, version);
+  *response = GetResponseBuffer(*object, version, request.projection());
   return grpc::Status::OK;
 }
 
@@ -314,6 +323,7 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const grpc::ByteBuff
   absl::StatusOr<cache::Filter> filter = MakeFilter(
       resource, {request.namespace_(), request.label_selector(), request.field_selector(), "", ""});
   if (!filter.ok()) return ToGrpc(filter.status());
+  if (grpc::Status status = CheckProjection(request.projection()); !status.ok()) return status;
   uint64_t version = 0;
   if (grpc::Status status = ParseVersion(request.resource_version(), "resource_version", &version);
       !status.ok()) {
@@ -342,6 +352,7 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const grpc::ByteBuff
   }
   WatchStreamOptions stream_options;
   stream_options.allow_bookmarks = request.allow_bookmarks();
+  stream_options.projection = request.projection();
   stream_options.bookmark_interval = options_.bookmark_interval;
   if (options_.authorizer != nullptr) {
     // The token is reviewed again too, so a deleted service account loses

@@ -17,6 +17,36 @@ bool ServedResource::IsSelectableField(std::string_view field) const {
   return std::binary_search(schema.field_indexes.begin(), schema.field_indexes.end(), field);
 }
 
+std::unique_ptr<ServedResource> StartServedResource(kube::RestClient* client,
+                                                    kube::ResourceInfo info,
+                                                    const config::ResourceConfig& wanted,
+                                                    const ServedResourceOptions& options) {
+  auto served = std::make_unique<ServedResource>();
+  served->info = std::move(info);
+  served->schema.api_version = served->info.group.empty()
+                                   ? served->info.version
+                                   : absl::StrCat(served->info.group, "/", served->info.version);
+  served->schema.kind = served->info.kind;
+  served->schema.strip_managed_fields = wanted.strip_managed_fields;
+  served->schema.drop_fields = wanted.drop_fields;
+  served->schema.field_indexes = wanted.field_indexes;
+  cache::NormalizeSchema(&served->schema);
+  informer::InformerOptions informer_options;
+  informer_options.schema = served->schema;
+  informer_options.history = options.history;
+  served->informer = std::make_unique<informer::Informer>(std::move(informer_options));
+  kube::ReflectorOptions reflector_options;
+  reflector_options.namespace_name = wanted.namespace_;
+  reflector_options.label_selector = wanted.label_selector;
+  reflector_options.field_selector = wanted.field_selector;
+  reflector_options.cut_managed_fields_from_lists = wanted.strip_managed_fields;
+  reflector_options.streaming_list = options.streaming_list;
+  served->reflector = std::make_unique<kube::Reflector>(client, served->info, reflector_options,
+                                                        served->informer.get());
+  served->reflector->Start();
+  return served;
+}
+
 namespace {
 
 std::string KubectlName(const std::string& group, const std::string& resource) {

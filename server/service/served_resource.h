@@ -17,7 +17,9 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "informerd/v1/informerd.pb.h"
+#include "server/cache/event_history.h"
 #include "server/cache/object_builder.h"
+#include "server/config/config.h"
 #include "server/informer/informer.h"
 #include "server/kube/discovery.h"
 #include "server/kube/reflector.h"
@@ -35,6 +37,26 @@ struct ServedResource {
   // Whether field selectors and index lookups may name `field`.
   bool IsSelectableField(std::string_view field) const;
 };
+
+// What StartServedResource takes from the server's configuration beyond
+// the resource's own entry.
+struct ServedResourceOptions {
+  cache::HistoryLimits history;
+  // ReflectorOptions::streaming_list.
+  bool streaming_list = true;
+};
+
+// The one assembly of a served resource, for the server and its tests
+// alike: the object schema from `wanted` (managedFields cut, dropped fields,
+// field indexes) with apiVersion and kind from `info`; an Informer; and a
+// Reflector that lists and watches `wanted`'s namespace and selectors
+// through `client`, started.
+// REQUIRES: *client outlives the result; `info` is what discovery found for
+// `wanted`.
+std::unique_ptr<ServedResource> StartServedResource(kube::RestClient* client,
+                                                    kube::ResourceInfo info,
+                                                    const config::ResourceConfig& wanted,
+                                                    const ServedResourceOptions& options);
 
 class ResourceRegistry {
  public:

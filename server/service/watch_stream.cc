@@ -64,7 +64,7 @@ void WatchStream::PumpLocked() {
     const cache::Object& object = *initial_[initial_sent_];
     ++initial_sent_;
     Write(WatchEventBuffer(cache::EventType::kAdded, object, object.resource_version_number(),
-                           false));
+                           false, options_.projection));
     if (initial_sent_ == initial_.size()) {
       initial_.clear();
       initial_.shrink_to_fit();
@@ -111,7 +111,8 @@ void WatchStream::PumpLocked() {
     sent_version_ = event.resume_version;
     metrics_->ObserveDispatchLatency(absl::ToDoubleSeconds(absl::Now() - event.time));
     dispatched_.Increment();
-    Write(WatchEventBuffer(*type, object, event.resume_version, event.final_state_unknown));
+    Write(WatchEventBuffer(*type, object, event.resume_version, event.final_state_unknown,
+                           options_.projection));
     return;
   }
 }

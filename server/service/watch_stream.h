@@ -27,6 +27,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "informerd/v1/informerd.pb.h"
 #include "server/cache/filter.h"
 #include "server/auth/recheck_worker.h"
 #include "server/informer/informer.h"
@@ -39,6 +40,8 @@ class WatchRegistry;
 
 struct WatchStreamOptions {
   bool allow_bookmarks = false;
+  // What of each object the events carry.
+  v1::Projection projection = v1::PROJECTION_FULL;
   absl::Duration bookmark_interval = absl::Minutes(1);
   // When set, runs on `recheck_worker` every `recheck_interval` (checked at
   // the stream's wake-ups, at least once a second); PERMISSION_DENIED or

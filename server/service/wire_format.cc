@@ -45,18 +45,24 @@ v1::WatchEvent::Type WireType(cache::EventType type) {
 
 grpc::Slice StringSlice(std::string text) { return grpc::Slice(std::move(text)); }
 
+const grpc::Slice& ProjectedWire(const cache::Object& object, v1::Projection projection) {
+  return projection == v1::PROJECTION_METADATA ? object.MetadataOnly().wire() : object.wire();
+}
+
 }  // namespace
 
 grpc::ByteBuffer WatchEventBuffer(cache::EventType type, const cache::Object& object,
-                                  uint64_t resource_version, bool final_state_unknown) {
+                                  uint64_t resource_version, bool final_state_unknown,
+                                  v1::Projection projection) {
+  const grpc::Slice& wire = ProjectedWire(object, projection);
   std::string head;
   PutTag(&head, v1::WatchEvent::kTypeFieldNumber, kVarint);
   PutVarint(&head, WireType(type));
   PutString(&head, v1::WatchEvent::kResourceVersionFieldNumber, std::to_string(resource_version));
   PutBool(&head, v1::WatchEvent::kFinalStateUnknownFieldNumber, final_state_unknown);
   PutTag(&head, v1::WatchEvent::kObjectFieldNumber, kLengthDelimited);
-  PutVarint(&head, object.wire().size());
-  grpc::Slice slices[] = {StringSlice(std::move(head)), object.wire()};
+  PutVarint(&head, wire.size());
+  grpc::Slice slices[] = {StringSlice(std::move(head)), wire};
   return grpc::ByteBuffer(slices, 2);
 }
 
@@ -71,15 +77,17 @@ grpc::ByteBuffer BookmarkBuffer(uint64_t resource_version, bool initial_events_e
 
 grpc::ByteBuffer ListResponseBuffer(const std::vector<cache::ObjectPtr>& items,
                                     uint64_t resource_version,
-                                    const std::string& continue_token) {
+                                    const std::string& continue_token,
+                                    v1::Projection projection) {
   std::vector<grpc::Slice> slices;
   slices.reserve(2 * items.size() + 1);
   for (const cache::ObjectPtr& item : items) {
+    const grpc::Slice& wire = ProjectedWire(*item, projection);
     std::string head;
     PutTag(&head, v1::ListResponse::kItemsFieldNumber, kLengthDelimited);
-    PutVarint(&head, item->wire().size());
+    PutVarint(&head, wire.size());
     slices.push_back(StringSlice(std::move(head)));
-    slices.push_back(item->wire());
+    slices.push_back(wire);
   }
   std::string tail;
   PutString(&tail, v1::ListResponse::kResourceVersionFieldNumber, std::to_string(resource_version));
@@ -88,13 +96,15 @@ grpc::ByteBuffer ListResponseBuffer(const std::vector<cache::ObjectPtr>& items,
   return grpc::ByteBuffer(slices.data(), slices.size());
 }
 
-grpc::ByteBuffer GetResponseBuffer(const cache::Object& object, uint64_t resource_version) {
+grpc::ByteBuffer GetResponseBuffer(const cache::Object& object, uint64_t resource_version,
+                                   v1::Projection projection) {
+  const grpc::Slice& wire = ProjectedWire(object, projection);
   std::string head;
   PutTag(&head, v1::GetResponse::kObjectFieldNumber, kLengthDelimited);
-  PutVarint(&head, object.wire().size());
+  PutVarint(&head, wire.size());
   std::string tail;
   PutString(&tail, v1::GetResponse::kResourceVersionFieldNumber, std::to_string(resource_version));
-  grpc::Slice slices[] = {StringSlice(std::move(head)), object.wire(), StringSlice(std::move(tail))};
+  grpc::Slice slices[] = {StringSlice(std::move(head)), wire, StringSlice(std::move(tail))};
   return grpc::ByteBuffer(slices, 3);
 }
 

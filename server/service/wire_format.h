@@ -6,6 +6,9 @@
 // a delivery only writes a few header bytes and references the object: one
 // serialization per object, shared by every watcher (KEP-1152's idea).
 //
+// With PROJECTION_METADATA they reference the object's metadata-only form
+// instead (cache::Object::MetadataOnly, built once per object).
+//
 // Thread safety: pure functions.
 #ifndef INFORMERD_SERVER_SERVICE_WIRE_FORMAT_H_
 #define INFORMERD_SERVER_SERVICE_WIRE_FORMAT_H_
@@ -23,16 +26,19 @@ namespace informerd::service {
 
 // A WatchEvent of `type` carrying `object`.
 grpc::ByteBuffer WatchEventBuffer(cache::EventType type, const cache::Object& object,
-                                  uint64_t resource_version, bool final_state_unknown);
+                                  uint64_t resource_version, bool final_state_unknown,
+                                  v1::Projection projection = v1::PROJECTION_FULL);
 
 // A BOOKMARK WatchEvent at `resource_version`.
 grpc::ByteBuffer BookmarkBuffer(uint64_t resource_version, bool initial_events_end);
 
 grpc::ByteBuffer ListResponseBuffer(const std::vector<cache::ObjectPtr>& items,
                                     uint64_t resource_version,
-                                    const std::string& continue_token);
+                                    const std::string& continue_token,
+                                    v1::Projection projection = v1::PROJECTION_FULL);
 
-grpc::ByteBuffer GetResponseBuffer(const cache::Object& object, uint64_t resource_version);
+grpc::ByteBuffer GetResponseBuffer(const cache::Object& object, uint64_t resource_version,
+                                   v1::Projection projection = v1::PROJECTION_FULL);
 
 // Any message as a one-slice buffer (for small, rare messages).
 grpc::ByteBuffer MessageBuffer(const google::protobuf::MessageLite& message);

@@ -31,6 +31,26 @@ TEST(WireFormat, WatchEventSharesTheObjectBytes) {
   EXPECT_EQ(event.object().json(), std::string(object->json()));
 }
 
+TEST(WireFormat, MetadataProjectionSharesTheProjectedBytes) {
+  cache::ObjectPtr object =
+      cache::MakeTestObject({.namespace_ = "ns", .name = "a", .resource_version = 7, .data = "x"});
+  grpc::ByteBuffer buffer =
+      WatchEventBuffer(cache::EventType::kAdded, *object, 7, false, v1::PROJECTION_METADATA);
+  std::vector<grpc::Slice> slices;
+  ASSERT_TRUE(buffer.Dump(&slices).ok());
+  ASSERT_EQ(slices.size(), 2u);
+  EXPECT_EQ(slices[1].begin(), object->MetadataOnly().wire().begin());
+  v1::WatchEvent event = Parse<v1::WatchEvent>(buffer);
+  EXPECT_EQ(event.object().json(), std::string(object->MetadataOnly().json()));
+  EXPECT_EQ(event.object().json().find("\"data\""), std::string::npos);
+  v1::ListResponse list = Parse<v1::ListResponse>(
+      ListResponseBuffer({object}, 8, "", v1::PROJECTION_METADATA));
+  ASSERT_EQ(list.items_size(), 1);
+  EXPECT_EQ(list.items(0).json(), event.object().json());
+  v1::GetResponse get = Parse<v1::GetResponse>(GetResponseBuffer(*object, 8, v1::PROJECTION_METADATA));
+  EXPECT_EQ(get.object().json(), event.object().json());
+}
+
 TEST(WireFormat, Bookmark) {
   v1::WatchEvent event = Parse<v1::WatchEvent>(BookmarkBuffer(12, true));
   EXPECT_EQ(event.type(), v1::WatchEvent::BOOKMARK);

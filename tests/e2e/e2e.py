@@ -4,9 +4,11 @@ programs (hack/example.sh LANG), one JUnit testcase per language.
 For each language: a private informerd serving configmaps, a fresh
 namespace, two example clients (all objects, and -l e2e-group=blue), churn
 through the apiserver, an informerd kill and restart with changes made while
-it is down (a delete among them), more churn; then, once every client's
-handler state equals the apiserver's LIST, SIGTERM and the checks of
-harness.check_final_output.
+it is down (a delete among them), which every client must have caught up
+with within 3 s of informerd's readiness, more churn; then, once every
+client's handler state equals the apiserver's LIST, SIGTERM and the checks
+of harness.check_final_output. The adapters' example controllers
+(harness.ADAPTERS) must also have reconciled every key at its listed state.
 
 Run through tests/e2e/run.sh, which provides the control plane and the
 informerd binary.
@@ -18,6 +20,7 @@ import argparse
 import os
 import random
 import sys
+import time
 from typing import List
 
 import harness
@@ -26,7 +29,7 @@ from harness import ApiServer, Churn, ExampleClient, HarnessError, Informerd, Te
 
 def parse_args(argv: List[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="tests/e2e/run.sh")
-    parser.add_argument("--langs", default=",".join(harness.LANGUAGES),
+    parser.add_argument("--langs", default=",".join(harness.LANGUAGES + harness.ADAPTERS),
                         help="comma-separated languages (default: %(default)s)")
     parser.add_argument("--junit", help="write a JUnit XML report here")
     parser.add_argument("--seed", type=int, default=None,
@@ -37,13 +40,16 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                         help="seconds an example may take to build and sync")
     parser.add_argument("--settle-timeout", type=float, default=60.0,
                         help="seconds clients may take to catch up with the LIST")
+    parser.add_argument("--restart-catchup", type=float, default=3.0,
+                        help="seconds clients may take, after informerd is ready again, "
+                             "to catch up with the changes made while it was down")
     parser.add_argument("--workdir", help="logs go here (default: a new temp dir)")
     args = parser.parse_args(argv)
     args.langs = [lang for lang in args.langs.split(",") if lang]
     for lang in args.langs:
-        if lang not in harness.LANGUAGES:
+        if lang not in harness.LANGUAGES + harness.ADAPTERS:
             parser.error("--langs: unknown language %r (known: %s)"
-                         % (lang, ", ".join(harness.LANGUAGES)))
+                         % (lang, ", ".join(harness.LANGUAGES + harness.ADAPTERS)))
     return args
 
 
@@ -84,7 +90,12 @@ def run_language(lang: str, args: argparse.Namespace, workdir: str, seed: int,
             churn.recreate()
         case.log("killing informerd; changing objects while it is down")
         server.restart(between=while_down)
-        case.log("informerd restarted; churning %d more changes" % args.ops)
+        ready = time.monotonic()
+        harness.wait_quiescent(clients, api, churn, args.restart_catchup,
+                               "within %.0f s of informerd's readiness after its restart"
+                               % args.restart_catchup)
+        case.log("informerd restarted; clients caught up %.1f s after its readiness; "
+                 "churning %d more changes" % (time.monotonic() - ready, args.ops))
         churn.random_ops(args.ops)
         harness.wait_quiescent(clients, api, churn, args.settle_timeout, "after the restart")
 
@@ -93,7 +104,7 @@ def run_language(lang: str, args: argparse.Namespace, workdir: str, seed: int,
             lines = client.terminate()
             want = api.list_configmaps(namespace, client.label_selector)
             found = harness.check_final_output(
-                lines, want, churn.never_removed(client.label_selector))
+                lines, want, churn.never_removed(client.label_selector), client.reconciles)
             errors += ["%s: %s" % (client.describe(), e) for e in found]
             unknown = sum(1 for line in lines if line.endswith(" final-state-unknown"))
             case.log("%s: %d lines, %d objects, %d final-state-unknown deletes"

@@ -38,6 +38,11 @@ INFORMERD_BINARY = ""
 INFORMERCTL_BINARY = ""
 EXAMPLE_SCRIPT = os.path.join(ROOT, "hack", "example.sh")
 LANGUAGES = ("go", "python", "cpp", "java")
+# Example controllers built on the libraries controllers are written with,
+# with informerd plugged in through an adapter: "<client>-<library>", run by
+# client/<client>/run-example-<library>.sh. Besides the handler lines they
+# print RECONCILED lines from their Reconciler.
+ADAPTERS = ("go-controller-runtime", "java-kubernetes-client")
 
 POLL_INTERVAL = 0.1
 
@@ -299,6 +304,9 @@ class Informerd:
 
 
 def example_script(lang: str) -> str:
+    if lang in ADAPTERS:
+        client, library = lang.split("-", 1)
+        return os.path.join(ROOT, "client", client, "run-example-%s.sh" % library)
     return os.path.join(ROOT, "client", lang, "run-example.sh")
 
 
@@ -311,6 +319,8 @@ class ExampleClient:
                  label_selector: str = ""):
         self.lang = lang
         self.label_selector = label_selector
+        # An adapter's example controller must also reconcile every change.
+        self.reconciles = lang in ADAPTERS
         self.stderr_path = stderr_path
         # The stdout lines are copied here as they come, for post-mortems.
         self.stdout_path = os.path.splitext(stderr_path)[0] + ".stdout"
@@ -400,6 +410,10 @@ class Replay:
         # Keys that got a DELETE line.
         self.deleted: Set[str] = set()
         self.cache: Optional[Dict[str, str]] = None
+        # Keys that got an ADD line at some point.
+        self.added: Set[str] = set()
+        # The last RECONCILED line of each key: an rv, or "absent".
+        self.reconciled: Dict[str, str] = {}
 
 
 def replay_lines(lines: Sequence[str]) -> Replay:
@@ -407,7 +421,8 @@ def replay_lines(lines: Sequence[str]) -> Replay:
     an ADD of a known key, an UPDATE or DELETE of an unknown key, an UPDATE
     whose old rv is not the current one, a final-state-unknown DELETE whose
     rv is not the last known, anything but ADD before SYNCED, SYNCED twice,
-    and malformed lines. CACHE lines (if any) go to .cache."""
+    and malformed lines. CACHE lines (if any) go to .cache, RECONCILED
+    lines to .reconciled."""
     r = Replay()
     for n, line in enumerate(lines, 1):
         words = line.split(" ")
@@ -425,6 +440,9 @@ def replay_lines(lines: Sequence[str]) -> Replay:
             if key in r.state:
                 r.errors.append("%s: ADD of a key already present at rv %s" % (where, r.state[key]))
             r.state[key] = rv
+            r.added.add(key)
+        elif kind == "RECONCILED" and len(words) == 3:
+            r.reconciled[words[1]] = words[2]
         elif kind == "UPDATE" and len(words) == 4:
             key, old, new = words[1:]
             if not r.synced:
@@ -473,27 +491,47 @@ def diff_states(name: str, got: Dict[str, str], want: Dict[str, str]) -> List[st
     return out
 
 
+def reconcile_errors(r: Replay, want: Dict[str, str]) -> List[str]:
+    """An example controller's reconciles against the LIST: the last
+    RECONCILED line of every listed key names its listed rv, and every
+    other key the handlers ever saw was last reconciled as absent."""
+    out = []
+    for key in sorted(set(want) | r.added | set(r.reconciled)):
+        expected = want.get(key, "absent")
+        got = r.reconciled.get(key)
+        if got is None:
+            out.append("no RECONCILED line for %s (LIST: %s): a missed reconcile"
+                       % (key, expected))
+        elif got != expected:
+            out.append("last RECONCILED %s %s, but the LIST says %s: a stale reconcile"
+                       % (key, got, expected))
+    return out
+
+
 def check_handler_state(lines: Sequence[str], want: Dict[str, str],
-                        never_removed: Set[str]) -> List[str]:
+                        never_removed: Set[str], reconciles: bool = False) -> List[str]:
     """The live-state invariant (usable while the client runs): the
     handler lines are consistent and their replay equals want (the LIST);
     no key that was never deleted nor moved out of the selector got a
-    DELETE."""
+    DELETE; with reconciles, every key was last reconciled at its listed
+    state (reconcile_errors)."""
     r = replay_lines(lines)
     errors = list(r.errors)
     errors += diff_states("the handler state", r.state, want)
     for key in sorted(r.deleted & never_removed):
         errors.append("DELETE of %s, which was never deleted nor relabelled out of the "
                       "selector" % key)
+    if reconciles:
+        errors += reconcile_errors(r, want)
     return errors
 
 
 def check_final_output(lines: Sequence[str], want: Dict[str, str],
-                       never_removed: Set[str]) -> List[str]:
+                       never_removed: Set[str], reconciles: bool = False) -> List[str]:
     """check_handler_state, plus: SYNCED came, and the CACHE lines equal
     the LIST."""
     r = replay_lines(lines)
-    errors = check_handler_state(lines, want, never_removed)
+    errors = check_handler_state(lines, want, never_removed, reconciles)
     if not r.synced:
         errors.append("no SYNCED line")
     errors += diff_states("CACHE", r.cache or {}, want)
@@ -501,7 +539,10 @@ def check_final_output(lines: Sequence[str], want: Dict[str, str],
 
 
 def handler_state_matches(client: ExampleClient, want: Dict[str, str]) -> bool:
-    return replay_lines(client.lines()).state == want
+    r = replay_lines(client.lines())
+    if r.state != want:
+        return False
+    return not client.reconciles or not reconcile_errors(r, want)
 
 
 def wait_quiescent(clients: List[ExampleClient], api: ApiServer, churn: "Churn",
@@ -529,7 +570,8 @@ def wait_quiescent(clients: List[ExampleClient], api: ApiServer, churn: "Churn",
         except HarnessError as e:
             timed_out, problem = True, str(e)
         errors = check_handler_state(client.lines(), want,
-                                     churn.never_removed(client.label_selector))
+                                     churn.never_removed(client.label_selector),
+                                     client.reconciles)
         if errors or timed_out:
             raise HarnessError("%s: %s:\n  %s" % (client.describe(), problem,
                                                   "\n  ".join(errors)))

@@ -64,5 +64,37 @@ class ReplayTest(unittest.TestCase):
                             "CACHE ns/a 7"], "not sorted")
 
 
+class ReconcileTest(unittest.TestCase):
+    HANDLED = ["ADD ns/a 5", "ADD ns/b 6", "SYNCED", "UPDATE ns/a 5 7", "DELETE ns/b 6",
+               "ADD ns/c 9"]
+
+    def errors(self, reconciles):
+        return harness.check_final_output(
+            self.HANDLED + reconciles + ["CACHE ns/a 7", "CACHE ns/c 9"], LIST,
+            {"ns/a", "ns/c"}, reconciles=True)
+
+    def test_every_key_reconciled_at_its_last_state_passes(self):
+        self.assertEqual(self.errors(["RECONCILED ns/a 5", "RECONCILED ns/b 6",
+                                      "RECONCILED ns/a 7", "RECONCILED ns/b absent",
+                                      "RECONCILED ns/c 9"]), [])
+
+    def test_stale_reconcile(self):
+        errors = self.errors(["RECONCILED ns/a 5", "RECONCILED ns/b absent",
+                              "RECONCILED ns/c 9"])
+        self.assertTrue(any("last RECONCILED ns/a 5" in e for e in errors), errors)
+
+    def test_deleted_key_not_reconciled_as_absent(self):
+        errors = self.errors(["RECONCILED ns/a 7", "RECONCILED ns/b 6", "RECONCILED ns/c 9"])
+        self.assertTrue(any("last RECONCILED ns/b 6" in e for e in errors), errors)
+
+    def test_missed_reconcile(self):
+        errors = self.errors(["RECONCILED ns/a 7", "RECONCILED ns/b absent"])
+        self.assertTrue(any("no RECONCILED line for ns/c" in e for e in errors), errors)
+
+    def test_reconciles_ignored_for_plain_clients(self):
+        lines = self.HANDLED + ["CACHE ns/a 7", "CACHE ns/c 9"]
+        self.assertEqual(harness.check_final_output(lines, LIST, {"ns/a", "ns/c"}), [])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -37,7 +37,7 @@ declare -A targets=(
   [json_writer_fuzzer]="$rapidjson_flags server/cache/json_writer_fuzzer.cc server/cache/json_writer.cc"
   [list_stream_decoder_fuzzer]="$rapidjson_flags server/kube/list_stream_decoder_fuzzer.cc server/kube/list_stream_decoder.cc server/kube/member_cut.cc"
   [watch_decoder_fuzzer]="server/kube/watch_decoder_fuzzer.cc server/kube/watch_decoder.cc"
-  [selector_fuzzer]="server/selector/selector_fuzzer.cc $(ls server/selector/*.cc | grep -v -e _test.cc -e _fuzzer.cc | tr '\n' ' ')"
+  [selector_fuzzer]="selector/selector_fuzzer.cc $(ls selector/*.cc | grep -v -e _test.cc -e _fuzzer.cc | tr '\n' ' ')"
 )
 
 # Seeds: inputs the parsers accept, so mutation starts past the framing.

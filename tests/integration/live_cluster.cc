@@ -213,22 +213,14 @@ InProcessServer::InProcessServer(const std::vector<config::ResourceConfig>& reso
   cache::HistoryLimits history = server_options.history;
   if (client == nullptr) client = &AdminClient();
   for (const config::ResourceConfig& wanted : resources) {
-    auto served = std::make_unique<service::ServedResource>();
     absl::StatusOr<kube::ResourceInfo> info =
         kube::Discover(*client, wanted.group, wanted.version, wanted.resource);
     if (!info.ok()) Die(std::string(info.status().message()));
-    served->info = *info;
-    served->schema.field_indexes = wanted.field_indexes;
-    cache::NormalizeSchema(&served->schema);
-    informer::InformerOptions options;
-    options.schema = served->schema;
+    service::ServedResourceOptions options;
     options.history = history;
-    served->informer = std::make_unique<informer::Informer>(options);
-    kube::ReflectorOptions reflector_options;
-    reflector_options.namespace_name = wanted.namespace_;
-    served->reflector = std::make_unique<kube::Reflector>(client, served->info,
-                                                          reflector_options, served->informer.get());
-    served->reflector->Start();
+    options.streaming_list = server_options.streaming_list;
+    std::unique_ptr<service::ServedResource> served =
+        service::StartServedResource(client, *std::move(info), wanted, options);
     registry_.Add(std::move(served));
   }
   service_ = std::make_unique<service::CacheService>(&registry_, &metrics_,

@@ -76,6 +76,9 @@ struct InProcessServerOptions {
   // Null: plaintext. stub() then connects in plaintext; make your own
   // channel to port() otherwise.
   std::shared_ptr<grpc::ServerCredentials> credentials;
+  // ServedResourceOptions::streaming_list: false makes the upstream state
+  // come by paged LIST even where the apiserver streams it.
+  bool streaming_list = true;
 };
 
 // The served resources and the gRPC server in front of them.

@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
 #include "server/kube/reflector.h"
 #include "server/kube/watch_decoder.h"
 #include "tests/integration/live_cluster.h"
@@ -378,6 +380,102 @@ TEST_F(OracleTest, GetReadsItsOwnWrite) {
   request.set_name("absent");
   grpc::ClientContext again;
   EXPECT_EQ(server_->stub().Get(&again, request, &response).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+rapidjson::Document ParseJson(const std::string& json) {
+  rapidjson::Document document;
+  document.Parse(json.data(), json.size());
+  EXPECT_FALSE(document.HasParseError()) << json;
+  return document;
+}
+
+// What informerd serves of an object the apiserver GETs as `api`: all of it
+// but metadata.managedFields (cut by the default configuration).
+void CutManagedFields(rapidjson::Document& api) {
+  api["metadata"].RemoveMember("managedFields");
+}
+
+std::string Dump(const rapidjson::Value& value) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  value.Accept(writer);
+  return buffer.GetString();
+}
+
+v1::GetResponse InformerdGet(InProcessServer& server, const std::string& ns,
+                             const std::string& name, const std::string& min_rv,
+                             v1::Projection projection) {
+  v1::GetRequest request;
+  request.mutable_resource()->set_resource("configmaps");
+  request.set_namespace_(ns);
+  request.set_name(name);
+  request.set_min_resource_version(min_rv);
+  request.set_projection(projection);
+  v1::GetResponse response;
+  grpc::ClientContext context;
+  grpc::Status status = server.stub().Get(&context, request, &response);
+  EXPECT_TRUE(status.ok()) << name << ": " << status.error_message();
+  return response;
+}
+
+// Objects that came into the cache by the upstream LIST (whose items lack
+// apiVersion and kind), by its initial events, and by WATCH events are all
+// whole: each equals the apiserver's GET, through Get and List alike; the
+// metadata projection is the GET's apiVersion, kind and metadata.
+TEST(OracleWholeObjects, EveryObjectEqualsTheApiserversGetWhicheverPathBroughtIt) {
+  for (bool streaming_list : {false, true}) {
+    SCOPED_TRACE(streaming_list ? "upstream streaming list" : "upstream paged LIST");
+    std::string ns = CreateTestNamespace("oracle-whole");
+    std::vector<std::string> names;
+    for (int i = 0; i < 3; ++i) {
+      names.push_back(absl::StrCat("listed-", i));
+      CreateConfigMap(ns, names.back(), {{"app", "a"}}, absl::StrCat("before ", i));
+    }
+    InProcessServerOptions options;
+    options.streaming_list = streaming_list;
+    InProcessServer server({config::ResourceConfig{.resource = "configmaps", .namespace_ = ns}},
+                           options);
+    server.WaitSynced();
+    std::string rv;
+    for (int i = 0; i < 3; ++i) {
+      names.push_back(absl::StrCat("watched-", i));
+      rv = CreateConfigMap(ns, names.back(), {{"app", "b"}}, absl::StrCat("after ", i));
+    }
+    rv = UpdateConfigMap(ns, "watched-0", {{"app", "c"}}, "updated");
+
+    v1::ListRequest list_request;
+    list_request.mutable_resource()->set_resource("configmaps");
+    list_request.set_namespace_(ns);
+    list_request.set_resource_version(rv);
+    v1::ListResponse listed;
+    grpc::ClientContext context;
+    grpc::Status status = server.stub().List(&context, list_request, &listed);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    ASSERT_EQ(listed.items_size(), static_cast<int>(names.size()));
+    std::map<std::string, std::string> list_json;
+    for (const auto& item : listed.items()) list_json[item.name()] = item.json();
+
+    for (const std::string& name : names) {
+      SCOPED_TRACE(name);
+      rapidjson::Document api = ApiGet(absl::StrCat("/api/v1/namespaces/", ns, "/configmaps/", name));
+      CutManagedFields(api);
+      v1::GetResponse got = InformerdGet(server, ns, name, rv, v1::PROJECTION_FULL);
+      rapidjson::Document served = ParseJson(got.object().json());
+      EXPECT_TRUE(served == api) << "informerd: " << got.object().json() << "\napiserver: "
+                                 << Dump(api);
+      rapidjson::Document from_list = ParseJson(list_json[name]);
+      EXPECT_TRUE(from_list == api) << "informerd List: " << list_json[name];
+
+      v1::GetResponse partial = InformerdGet(server, ns, name, rv, v1::PROJECTION_METADATA);
+      rapidjson::Document metadata_only = ParseJson(partial.object().json());
+      ASSERT_TRUE(metadata_only.IsObject());
+      EXPECT_EQ(metadata_only.MemberCount(), 3u) << partial.object().json();
+      EXPECT_TRUE(metadata_only["apiVersion"] == api["apiVersion"]);
+      EXPECT_TRUE(metadata_only["kind"] == api["kind"]);
+      EXPECT_TRUE(metadata_only["metadata"] == api["metadata"]) << partial.object().json();
+      EXPECT_EQ(partial.object().resource_version(), got.object().resource_version());
+    }
+  }
 }
 
 TEST_F(OracleTest, InitialEventsEqualTheListThenBookmarkThenLiveEvents) {

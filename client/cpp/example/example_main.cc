@@ -8,6 +8,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/synchronization/notification.h"
@@ -59,9 +60,11 @@ int Run(const std::vector<std::string>& raw_args,
   absl::Notification terminated;
   interrupts->SetOnInterrupt([&terminated] { terminated.Notify(); });
 
-  client::RemoteInformer informer(*channel, options, args->resource.name,
-                                  args->watch_namespace, args->label_selector,
-                                  /*field_selector=*/"");
+  client::RemoteInformerOptions informer_options;
+  informer_options.resource = args->resource.name;
+  informer_options.watch_namespace = args->watch_namespace;
+  informer_options.label_selector = args->label_selector;
+  client::RemoteInformer informer(*channel, options, std::move(informer_options));
   LinePrinter printer([&informer] { return informer.HasSynced(); },
                       EmitToStdout);
   informer.AddEventHandler(&printer);

@@ -2,8 +2,8 @@
 //
 // A plain sorted vector rather than a map: objects carry few labels, the
 // cache holds many objects, and a vector is compact and cheap to compare.
-#ifndef INFORMERD_SERVER_SELECTOR_LABELS_H_
-#define INFORMERD_SERVER_SELECTOR_LABELS_H_
+#ifndef INFORMERD_SELECTOR_LABELS_H_
+#define INFORMERD_SELECTOR_LABELS_H_
 
 #include <string>
 #include <string_view>
@@ -22,4 +22,4 @@ const std::string* FindLabel(const Labels& labels, std::string_view key);
 
 }  // namespace informerd::selector
 
-#endif  // INFORMERD_SERVER_SELECTOR_LABELS_H_
+#endif  // INFORMERD_SELECTOR_LABELS_H_

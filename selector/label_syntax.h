@@ -5,8 +5,8 @@
 // DNS-1123 subdomain (lowercase, at most 253 bytes); the name is 1 to 63
 // bytes of [-A-Za-z0-9_.] that begin and end with [A-Za-z0-9]. A value is
 // empty or follows the same rule as a name.
-#ifndef INFORMERD_SERVER_SELECTOR_LABEL_SYNTAX_H_
-#define INFORMERD_SERVER_SELECTOR_LABEL_SYNTAX_H_
+#ifndef INFORMERD_SELECTOR_LABEL_SYNTAX_H_
+#define INFORMERD_SELECTOR_LABEL_SYNTAX_H_
 
 #include <string_view>
 
@@ -21,4 +21,4 @@ absl::Status ValidateLabelValue(std::string_view value);
 
 }  // namespace informerd::selector
 
-#endif  // INFORMERD_SERVER_SELECTOR_LABEL_SYNTAX_H_
+#endif  // INFORMERD_SELECTOR_LABEL_SYNTAX_H_

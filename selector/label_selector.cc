@@ -1,4 +1,4 @@
-#include "server/selector/label_selector.h"
+#include "selector/label_selector.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -9,7 +9,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "server/selector/label_syntax.h"
+#include "selector/label_syntax.h"
 
 namespace informerd::selector {
 namespace {

@@ -1,4 +1,4 @@
-#include "server/selector/field_selector.h"
+#include "selector/field_selector.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "server/selector/field_selector.h"
+#include "selector/field_selector.h"
 
 #include <map>
 #include <string>
@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/selector/random_inputs.h"
+#include "selector/random_inputs.h"
 
 namespace informerd::selector {
 namespace {

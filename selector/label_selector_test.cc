@@ -1,4 +1,4 @@
-#include "server/selector/label_selector.h"
+#include "selector/label_selector.h"
 
 #include <string>
 #include <vector>
@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/selector/random_inputs.h"
-#include "server/selector/labels.h"
+#include "selector/random_inputs.h"
+#include "selector/labels.h"
 
 namespace informerd::selector {
 namespace {

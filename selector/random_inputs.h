@@ -1,7 +1,7 @@
 // Test helper shared by the label and field selector tests: random
 // selector-like texts for a parser, and what must hold for each.
-#ifndef INFORMERD_SERVER_SELECTOR_RANDOM_INPUTS_H_
-#define INFORMERD_SERVER_SELECTOR_RANDOM_INPUTS_H_
+#ifndef INFORMERD_SELECTOR_RANDOM_INPUTS_H_
+#define INFORMERD_SELECTOR_RANDOM_INPUTS_H_
 
 #include <random>
 #include <string>
@@ -60,4 +60,4 @@ int ParseRandomInputs(const std::vector<std::string>& pieces, int max_pieces,
 
 }  // namespace informerd::selector
 
-#endif  // INFORMERD_SERVER_SELECTOR_RANDOM_INPUTS_H_
+#endif  // INFORMERD_SELECTOR_RANDOM_INPUTS_H_

@@ -1,4 +1,4 @@
-#include "server/selector/labels.h"
+#include "selector/labels.h"
 
 #include <algorithm>
 

@@ -7,9 +7,9 @@
 #include <optional>
 #include <string_view>
 
-#include "server/selector/field_selector.h"
-#include "server/selector/label_selector.h"
-#include "server/selector/labels.h"
+#include "selector/field_selector.h"
+#include "selector/label_selector.h"
+#include "selector/labels.h"
 
 namespace informerd::selector {
 namespace {

@@ -1,4 +1,4 @@
-#include "server/selector/label_syntax.h"
+#include "selector/label_syntax.h"
 
 #include <cstddef>
 

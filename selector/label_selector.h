@@ -8,8 +8,8 @@
 //
 // A LabelSelector is immutable after Parse; const methods are safe to call
 // from many threads at once.
-#ifndef INFORMERD_SERVER_SELECTOR_LABEL_SELECTOR_H_
-#define INFORMERD_SERVER_SELECTOR_LABEL_SELECTOR_H_
+#ifndef INFORMERD_SELECTOR_LABEL_SELECTOR_H_
+#define INFORMERD_SELECTOR_LABEL_SELECTOR_H_
 
 #include <string>
 #include <string_view>
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "server/selector/labels.h"
+#include "selector/labels.h"
 
 namespace informerd::selector {
 
@@ -91,4 +91,4 @@ class LabelSelector {
 
 }  // namespace informerd::selector
 
-#endif  // INFORMERD_SERVER_SELECTOR_LABEL_SELECTOR_H_
+#endif  // INFORMERD_SELECTOR_LABEL_SELECTOR_H_

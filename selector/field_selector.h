@@ -9,8 +9,8 @@
 //
 // A FieldSelector is immutable after Parse; const methods are safe to call
 // from many threads at once.
-#ifndef INFORMERD_SERVER_SELECTOR_FIELD_SELECTOR_H_
-#define INFORMERD_SERVER_SELECTOR_FIELD_SELECTOR_H_
+#ifndef INFORMERD_SELECTOR_FIELD_SELECTOR_H_
+#define INFORMERD_SELECTOR_FIELD_SELECTOR_H_
 
 #include <optional>
 #include <string>
@@ -87,4 +87,4 @@ class FieldSelector {
 
 }  // namespace informerd::selector
 
-#endif  // INFORMERD_SERVER_SELECTOR_FIELD_SELECTOR_H_
+#endif  // INFORMERD_SELECTOR_FIELD_SELECTOR_H_
