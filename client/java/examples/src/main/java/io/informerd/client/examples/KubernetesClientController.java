@@ -47,7 +47,18 @@ public final class KubernetesClientController {
 
   private KubernetesClientController() {}
 
-  public static void main(String[] args) throws IOException {
+  public static void main(String[] args) {
+    try {
+      run(args);
+    } catch (Throwable t) {
+      // The informers' threads would keep a failed program alive.
+      System.err.println("example: " + t);
+      t.printStackTrace();
+      Runtime.getRuntime().halt(1);
+    }
+  }
+
+  private static void run(String[] args) throws IOException {
     ExampleOptions options = ExampleOptions.parseOrExit(args, USAGE);
     if (!options.resource.equals("configmaps")) {
       System.err.println("example: --resource: this controller reconciles configmaps, got "
