@@ -14,12 +14,12 @@ import org.junit.Assume;
  * missing variable or binary fails it, so a broken harness cannot pass
  * silently.
  */
-final class E2eEnvironment {
-  final String apiserverUrl;
-  final Path adminTokenFile;
-  final Path caFile;
-  final Path kubeconfig;
-  final Path informerdBinary;
+public final class E2eEnvironment {
+  public final String apiserverUrl;
+  public final Path adminTokenFile;
+  public final Path caFile;
+  public final Path kubeconfig;
+  public final Path informerdBinary;
 
   private E2eEnvironment(
       String apiserverUrl, Path adminTokenFile, Path caFile, Path kubeconfig, Path informerdBinary) {
@@ -30,7 +30,7 @@ final class E2eEnvironment {
     this.informerdBinary = informerdBinary;
   }
 
-  static E2eEnvironment require() {
+  public static E2eEnvironment require() {
     Assume.assumeTrue(
         "INFORMERD_E2E is not set; set INFORMERD_E2E=1 to run end-to-end tests",
         System.getenv("INFORMERD_E2E") != null && !System.getenv("INFORMERD_E2E").isEmpty());

@@ -14,9 +14,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * An informerd child process on fixed local ports, so a restart comes back
- * at the same address. Its log goes to a file for post-mortems.
+ * at the same address. Its log goes to a file for post-mortems. Shared with
+ * the adapter module's end-to-end test through this module's test jar.
  */
-final class InformerdProcess implements AutoCloseable {
+public final class InformerdProcess implements AutoCloseable {
   private final E2eEnvironment env;
   private final int grpcPort;
   private final int httpPort;
@@ -24,7 +25,7 @@ final class InformerdProcess implements AutoCloseable {
   private final HttpClient http = HttpClient.newHttpClient();
   private Process process;
 
-  InformerdProcess(E2eEnvironment env, File log) throws IOException {
+  public InformerdProcess(E2eEnvironment env, File log) throws IOException {
     this.env = env;
     this.grpcPort = freePort();
     this.httpPort = freePort();
@@ -37,12 +38,12 @@ final class InformerdProcess implements AutoCloseable {
     }
   }
 
-  String grpcAddress() {
+  public String grpcAddress() {
     return "127.0.0.1:" + grpcPort;
   }
 
   /** Starts informerd and waits until /readyz answers ok (at most 60s). */
-  void start() throws IOException, InterruptedException {
+  public void start() throws IOException, InterruptedException {
     process =
         new ProcessBuilder(List.of(
                 env.informerdBinary.toString(),
@@ -77,7 +78,7 @@ final class InformerdProcess implements AutoCloseable {
   }
 
   /** Stops informerd with SIGTERM and waits for it. */
-  void stop() throws InterruptedException {
+  public void stop() throws InterruptedException {
     if (process == null) {
       return;
     }
