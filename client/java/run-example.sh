@@ -9,5 +9,5 @@
 set -euo pipefail
 source "$(dirname "$0")/lib/build.sh"
 build_examples
-exec java -cp "$examples_jar:$(cat "$examples_classpath_file")" \
+exec java -cp "$(cat "$examples_classpath_file")" \
   io.informerd.client.examples.ExampleInformer "$@"

@@ -21,6 +21,11 @@ done
 status=0
 # -fae: a failing module does not hide the others' results.
 informerd_mvn -fae install || status=$?
+# Leaves the examples ready to start without a Maven run (the e2e suite's
+# startup timeout would not cover a first build).
+if ((status == 0)); then
+  write_examples_classpath || status=$?
+fi
 if [[ -n "$junit_dir" ]]; then
   mkdir -p "$junit_dir"
   cp "$java_dir"/*/target/surefire-reports/TEST-*.xml "$junit_dir"/ 2>/dev/null || true
