@@ -181,6 +181,21 @@ suite_fuzz() {
 }
 extra_suites+=(fuzz)
 
+# Clang's thread-safety analysis over the C++ code (.bazelrc's
+# thread_safety config turns its warnings into errors), and the unit tests
+# as clang built them; tests/build proves the analysis is on.
+suite_thread_safety() {
+  bazel_tests thread_safety "$INFORMERD_CACHE/bazel-thread_safety" thread_safety \
+    //server/... //selector/... //client/cpp/... //tests/build/...
+}
+extra_suites+=(thread_safety)
+
+# The build's layering (bazel query): clients depend on nothing in //server.
+suite_layering() {
+  hack/check-layering.sh --junit "$1/layering.xml"
+}
+extra_suites+=(layering)
+
 suite_java_client() {
   bazel build //server:informerd
   INFORMERD_E2E=1 INFORMERD_BIN="$INFORMERD_ROOT/bazel-bin/server/informerd" \

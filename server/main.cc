@@ -36,6 +36,7 @@
 #include "server/service/cache_service.h"
 #include "server/service/served_resource.h"
 #include "server/tls/server_credentials.h"
+#include "server/kube/resource_name.h"
 
 ABSL_FLAG(std::string, kubeconfig, "",
           "kubeconfig file; empty: $KUBECONFIG, else the in-cluster service account");
@@ -123,7 +124,7 @@ config::Config LoadConfig() {
 }
 
 std::string KubectlName(const config::ResourceConfig& wanted) {
-  return wanted.group.empty() ? wanted.resource : absl::StrCat(wanted.resource, ".", wanted.group);
+  return kube::KubectlName(wanted.group, wanted.resource);
 }
 
 // Discovery retries while the API server is unreachable (it may start after
@@ -204,8 +205,7 @@ int Run() {
   for (const config::ResourceConfig& wanted : config.resources) {
     if (config::IsSensitive(config, wanted)) {
       log::Warning(kComponent,
-                   absl::StrCat("serving the sensitive resource ", wanted.resource,
-                                wanted.group.empty() ? "" : absl::StrCat(".", wanted.group),
+                   absl::StrCat("serving the sensitive resource ", KubectlName(wanted),
                                 " because the configuration names it",
                                 authorizer == nullptr ? ", to every caller (--auth-mode=none)"
                                                       : ""));

@@ -1,4 +1,5 @@
 #include "server/auth/kube_reviewer.h"
+#include "server/json/json_members.h"
 
 #include <string>
 
@@ -47,15 +48,10 @@ absl::StatusOr<const rapidjson::Value*> ReviewStatus(const kube::HttpResponse& r
 }
 
 std::string StringField(const rapidjson::Value& object, const char* name) {
-  auto found = object.FindMember(name);
-  if (found == object.MemberEnd() || !found->value.IsString()) return "";
-  return std::string(found->value.GetString(), found->value.GetStringLength());
+  return std::string(json::StringMember(object, name));
 }
 
-bool BoolField(const rapidjson::Value& object, const char* name) {
-  auto found = object.FindMember(name);
-  return found != object.MemberEnd() && found->value.IsBool() && found->value.GetBool();
-}
+using json::BoolMember;
 
 std::vector<std::string> Strings(const rapidjson::Value& value) {
   std::vector<std::string> out;
@@ -87,7 +83,7 @@ absl::StatusOr<UserInfo> KubeReviewer::ReviewToken(std::string_view token) {
   rapidjson::Document doc;
   absl::StatusOr<const rapidjson::Value*> status = ReviewStatus(*response, "TokenReview", &doc);
   if (!status.ok()) return status.status();
-  if (!BoolField(**status, "authenticated")) {
+  if (!BoolMember(**status, "authenticated")) {
     return absl::UnauthenticatedError(absl::StrCat("TokenReview: not authenticated: ",
                                                    StringField(**status, "error")));
   }
@@ -157,7 +153,7 @@ absl::StatusOr<bool> KubeReviewer::ReviewAccess(const UserInfo& user,
   absl::StatusOr<const rapidjson::Value*> status =
       ReviewStatus(*response, "SubjectAccessReview", &doc);
   if (!status.ok()) return status.status();
-  return BoolField(**status, "allowed") && !BoolField(**status, "denied");
+  return BoolMember(**status, "allowed") && !BoolMember(**status, "denied");
 }
 
 }  // namespace informerd::auth

@@ -4,9 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "informerd/v1/informerd.pb.h"
-#include "rapidjson/document.h"
-#include "rapidjson/stringbuffer.h"
-#include "server/cache/json_writer.h"
+#include "server/cache/metadata_projection.h"
 
 namespace informerd::cache {
 namespace {
@@ -21,12 +19,6 @@ size_t VarintSize(uint64_t value) {
 }
 
 void DeleteString(void* user_data) { delete static_cast<std::string*>(user_data); }
-
-// The members a metadata-only object keeps, as the apiserver's
-// PartialObjectMetadata has them.
-bool IsMetadataMember(std::string_view name) {
-  return name == "apiVersion" || name == "kind" || name == "metadata";
-}
 
 }  // namespace
 
@@ -51,17 +43,22 @@ Object::Object(Metadata metadata, uint64_t resource_version_number,
 
 std::shared_ptr<const Object> Object::Create(Metadata metadata, uint64_t resource_version_number,
                                             FieldValues field_values, std::string_view json) {
-  // Framed by hand (field 1, then the metadata fields): going through the
-  // generated message would copy the JSON twice more, and an exactly sized
-  // buffer keeps memory at the JSON's size.
   v1::Object fields;
   fields.set_namespace_(metadata.namespace_);
   fields.set_name(metadata.name);
   fields.set_uid(metadata.uid);
   fields.set_resource_version(metadata.resource_version);
   for (const auto& [key, value] : metadata.labels) (*fields.mutable_labels())[key] = value;
-  std::string tail = fields.SerializeAsString();
+  return Frame(std::move(metadata), resource_version_number, std::move(field_values), json,
+               fields.SerializeAsString());
+}
 
+std::shared_ptr<const Object> Object::Frame(Metadata metadata, uint64_t resource_version_number,
+                                           FieldValues field_values, std::string_view json,
+                                           std::string_view tail) {
+  // Framed by hand (field 1, then the metadata fields): going through the
+  // generated message would copy the JSON twice more, and an exactly sized
+  // buffer keeps memory at the JSON's size.
   const size_t header_size = 1 + VarintSize(json.size());
   auto* buffer = new std::string();
   buffer->reserve(header_size + json.size() + tail.size());
@@ -83,23 +80,12 @@ std::shared_ptr<const Object> Object::Create(Metadata metadata, uint64_t resourc
 
 const Object& Object::MetadataOnly() const {
   absl::call_once(metadata_only_once_, [this] {
-    rapidjson::Document document;
-    document.Parse(json().data(), json().size());
-    rapidjson::StringBuffer output;
-    JsonWriter writer(output);
-    writer.StartObject();
-    if (document.IsObject()) {
-      for (const auto& member : document.GetObject()) {
-        std::string_view name(member.name.GetString(), member.name.GetStringLength());
-        if (!IsMetadataMember(name)) continue;
-        writer.Key(member.name.GetString(), member.name.GetStringLength());
-        member.value.Accept(writer);
-      }
-    }
-    writer.EndObject();
-    std::atomic_store(&metadata_only_,
-                      Create(metadata_, resource_version_number_, field_values_,
-                             std::string_view(output.GetString(), output.GetSize())));
+    // The metadata fields after the JSON are the same: reused as framed.
+    const size_t tail_offset = json_offset_ + json_size_;
+    std::string_view tail(reinterpret_cast<const char*>(wire_.begin()) + tail_offset,
+                          wire_.size() - tail_offset);
+    std::atomic_store(&metadata_only_, Frame(metadata_, resource_version_number_, field_values_,
+                                             MetadataProjection(json()), tail));
   });
   return *std::atomic_load(&metadata_only_);
 }

@@ -91,6 +91,11 @@ class Object : public std::enable_shared_from_this<Object> {
   size_t ApproximateBytes() const;
 
  private:
+  // Create, with the serialized metadata fields given.
+  static std::shared_ptr<const Object> Frame(Metadata metadata, uint64_t resource_version_number,
+                                             FieldValues field_values, std::string_view json,
+                                             std::string_view tail);
+
   Metadata metadata_;
   std::string key_;
   uint64_t resource_version_number_;

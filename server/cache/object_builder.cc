@@ -9,21 +9,14 @@
 #include "rapidjson/stringbuffer.h"
 #include "server/cache/json_writer.h"
 #include "server/cache/resource_version.h"
+#include "server/json/json_members.h"
 
 namespace informerd::cache {
 namespace {
 
-const rapidjson::Value* FindMember(const rapidjson::Value& object,
-                                   std::string_view name) {
-  if (!object.IsObject()) return nullptr;
-  auto it = object.FindMember(rapidjson::Value(
-      rapidjson::StringRef(name.data(), name.size())));
-  return it == object.MemberEnd() ? nullptr : &it->value;
-}
-
-std::string_view AsString(const rapidjson::Value* value) {
-  if (value == nullptr || !value->IsString()) return {};
-  return std::string_view(value->GetString(), value->GetStringLength());
+using json::AsString;
+const rapidjson::Value* FindMember(const rapidjson::Value& object, std::string_view name) {
+  return json::Member(object, name);
 }
 
 const rapidjson::Value* FindPath(const rapidjson::Value& root,

@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "server/kube/resource_name.h"
 
 namespace informerd::config {
 namespace {
@@ -289,8 +290,7 @@ absl::StatusOr<AuthMode> ParseAuthMode(std::string_view text) {
 }
 
 bool IsSensitive(const Config& config, const ResourceConfig& resource) {
-  std::string name =
-      resource.group.empty() ? resource.resource : absl::StrCat(resource.resource, ".", resource.group);
+  std::string name = kube::KubectlName(resource.group, resource.resource);
   if (name == "secrets") return true;
   return std::find(config.sensitive_resources.begin(), config.sensitive_resources.end(), name) !=
          config.sensitive_resources.end();

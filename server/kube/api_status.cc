@@ -1,4 +1,5 @@
 #include "server/kube/api_status.h"
+#include "server/json/json_members.h"
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -9,9 +10,7 @@ namespace {
 constexpr size_t kMaxMessageBytes = 512;
 
 std::string StringMember(const rapidjson::Value& object, const char* name) {
-  auto it = object.FindMember(name);
-  if (it == object.MemberEnd() || !it->value.IsString()) return "";
-  return std::string(it->value.GetString(), it->value.GetStringLength());
+  return std::string(json::StringMember(object, name));
 }
 
 absl::StatusCode CanonicalCode(int http_status) {

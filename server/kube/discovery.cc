@@ -7,6 +7,7 @@
 #include "rapidjson/document.h"
 #include "server/kube/api_status.h"
 #include "server/kube/url_query.h"
+#include "server/json/json_members.h"
 
 namespace informerd::kube {
 namespace {
@@ -27,21 +28,8 @@ absl::Status NotServed(std::string_view group, std::string_view version,
                    " not served by the API server"));
 }
 
-std::string_view StringMember(const rapidjson::Value& object,
-                              const char* name) {
-  if (!object.IsObject()) return "";
-  auto it = object.FindMember(name);
-  if (it == object.MemberEnd() || !it->value.IsString()) return "";
-  return std::string_view(it->value.GetString(), it->value.GetStringLength());
-}
-
-const rapidjson::Value* ArrayMember(const rapidjson::Value& object,
-                                    const char* name) {
-  if (!object.IsObject()) return nullptr;
-  auto it = object.FindMember(name);
-  if (it == object.MemberEnd() || !it->value.IsArray()) return nullptr;
-  return &it->value;
-}
+using json::ArrayMember;
+using json::StringMember;
 
 // GETs a discovery document. A 404 yields `not_found`.
 absl::StatusOr<rapidjson::Document> GetDocument(RestClient& client,

@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "server/kube/json_scan.h"
+#include "server/json/json_scan.h"
 
 namespace informerd::kube {
 ListStreamDecoder::ListStreamDecoder(size_t max_item_bytes, std::vector<std::string> erase_member)
@@ -31,7 +31,7 @@ absl::Status ListStreamDecoder::Feed(std::string_view chunk, OnItem on_item) {
     }
 
     if (mode_ == Mode::kBetweenItems) {
-      if (IsJsonSpace(c) || c == ',') continue;
+      if (json::IsJsonSpace(c) || c == ',') continue;
       if (c == ']') {
         depth_ = 1;
         rest_.append("[]");
@@ -63,7 +63,7 @@ absl::Status ListStreamDecoder::Feed(std::string_view chunk, OnItem on_item) {
         }
         continue;
       }
-      if (!IsJsonSpace(c) && c != ',' && c != ']') continue;
+      if (!json::IsJsonSpace(c) && c != ',' && c != ']') continue;
       absl::Status status = CompleteItem(chunk.substr(item_run, i - item_run), on_item);
       if (!status.ok()) return status;
       if (c == ']') {
@@ -95,7 +95,7 @@ absl::Status ListStreamDecoder::Feed(std::string_view chunk, OnItem on_item) {
       }
       continue;
     }
-    if (IsJsonSpace(c)) continue;
+    if (json::IsJsonSpace(c)) continue;
     if (mode_ == Mode::kAfterBody) return Fail("data after the list object");
     if (mode_ == Mode::kBeforeBody) {
       if (c != '{') return Fail("not a JSON object");
@@ -176,7 +176,7 @@ size_t ListStreamDecoder::ScanItem(std::string_view chunk, size_t i, int64_t ite
       continue;
     }
     if (in_string) {
-      const size_t stop = FindQuoteOrBackslash(data, i, end);
+      const size_t stop = json::FindQuoteOrBackslash(data, i, end);
       if (cut_.reading_key()) cut_.AppendKeyBytes(data + i, stop - i);
       i = stop;
       if (i == end) break;

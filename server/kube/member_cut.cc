@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "server/kube/json_scan.h"
+#include "server/json/json_scan.h"
 
 namespace informerd::kube {
 
@@ -51,12 +51,12 @@ void MemberCut::TrackMembers(char c, int depth, int64_t offset) {
     case Phase::kAfterKey:
       if (c == ':') {
         phase_ = Phase::kBeforeValue;
-      } else if (!IsJsonSpace(c)) {
+      } else if (!json::IsJsonSpace(c)) {
         Stop();  // not JSON: left to the parser
       }
       return;
     case Phase::kBeforeValue:
-      if (IsJsonSpace(c)) return;
+      if (json::IsJsonSpace(c)) return;
       if (level_ + 1 < path_.size()) {
         // An inner key of the path: its value must be an object to search.
         if (c != '{') return Stop();

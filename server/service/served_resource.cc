@@ -5,11 +5,12 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "server/kube/resource_name.h"
 
 namespace informerd::service {
 
 std::string ServedResource::DisplayName() const {
-  return info.group.empty() ? info.resource : absl::StrCat(info.resource, ".", info.group);
+  return kube::KubectlName(info.group, info.resource);
 }
 
 bool ServedResource::IsSelectableField(std::string_view field) const {
@@ -47,14 +48,6 @@ std::unique_ptr<ServedResource> StartServedResource(kube::RestClient* client,
   return served;
 }
 
-namespace {
-
-std::string KubectlName(const std::string& group, const std::string& resource) {
-  return group.empty() ? resource : absl::StrCat(resource, ".", group);
-}
-
-}  // namespace
-
 void ResourceRegistry::Add(std::unique_ptr<ServedResource> resource) {
   absl::MutexLock lock(&mu_);
   pending_.erase(std::remove(pending_.begin(), pending_.end(),
@@ -82,7 +75,7 @@ absl::StatusOr<ServedResource*> ResourceRegistry::Find(const v1::ResourceName& n
     }
     return served.get();
   }
-  std::string requested = KubectlName(name.group(), name.resource());
+  std::string requested = kube::KubectlName(name.group(), name.resource());
   for (const auto& [group, resource] : pending_) {
     if (group == name.group() && resource == name.resource()) {
       return absl::UnavailableError(absl::StrCat(
@@ -107,7 +100,7 @@ std::vector<ServedResource*> ResourceRegistry::all() const {
 std::vector<std::string> ResourceRegistry::pending() const {
   absl::MutexLock lock(&mu_);
   std::vector<std::string> names;
-  for (const auto& [group, resource] : pending_) names.push_back(KubectlName(group, resource));
+  for (const auto& [group, resource] : pending_) names.push_back(kube::KubectlName(group, resource));
   return names;
 }
 

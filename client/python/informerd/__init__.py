@@ -15,6 +15,7 @@ from informerd.decode import DecodeError, decode, decode_as
 from informerd.diff import Change, ChangeType, diff_relist
 from informerd.handlers import HandlerFuncs, ResourceEventHandler
 from informerd.informer import Informer
+from informerd.models import decode_model
 from informerd.objects import CachedObject, object_key
 from informerd.proto import pb, pb_grpc
 from informerd.resource import parse_resource
@@ -27,7 +28,8 @@ __all__ = [
     "ConnectionOptions", "DecodeError", "HandlerFuncs", "IndexFunc",
     "Informer", "LabelSelector", "Lister", "NAMESPACE_INDEX",
     "ResourceEventHandler", "SelectorError", "Store", "TlsOptions",
-    "TokenError", "connect", "decode", "decode_as", "diff_relist",
+    "TokenError", "connect", "decode", "decode_as", "decode_model",
+    "diff_relist",
     "object_key", "parse_label_selector", "parse_resource", "pb", "pb_grpc",
     "target_for",
 ]

@@ -14,7 +14,10 @@ class Backoff:
     """Delays drawn uniformly from [d/2, d]; d starts at ``initial`` and
     doubles with every call up to ``maximum``."""
 
-    def __init__(self, initial: float = 0.2, maximum: float = 10.0,
+    # A 1s ceiling keeps an informer within about a second of a restarted
+    # server (gRPC's own reconnect backoff is capped alike in connection.py);
+    # retrying a single stream that often costs the server next to nothing.
+    def __init__(self, initial: float = 0.2, maximum: float = 1.0,
                  rng: Optional[random.Random] = None) -> None:
         if not 0 < initial <= maximum:
             raise ValueError("initial, maximum: need 0 < initial <= maximum")

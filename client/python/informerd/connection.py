@@ -200,10 +200,11 @@ def channel_arguments(options: ConnectionOptions) -> list:
         ("grpc.lb_policy_name", "round_robin"),
         # gRPC's own reconnect backoff grows to 120s by default, which would
         # keep an informer away from a restarted server long after its own
-        # (10s at most) backoff has run out.
+        # (1s at most) backoff has run out. grpc.min_reconnect_backoff_ms
+        # stays at its default: gRPC uses it as the time a connection attempt
+        # is given, and a short one fails slow TLS handshakes forever.
         ("grpc.initial_reconnect_backoff_ms", 200),
-        ("grpc.min_reconnect_backoff_ms", 200),
-        ("grpc.max_reconnect_backoff_ms", 10000),
+        ("grpc.max_reconnect_backoff_ms", 1000),
     ]
     if options.tls is not None and options.tls.server_name:
         arguments.append(

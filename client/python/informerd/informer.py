@@ -6,8 +6,11 @@ event handlers for every change, as described in sync.py: Watch with
 send_initial_events and allow_bookmarks, synced after initial_events_end,
 resume by resource_version after a broken stream, relist by diff after
 OUT_OF_RANGE or RESOURCE_EXHAUSTED. Failed streams are retried after a
-jittered backoff (0.2s doubling to 10s, reset whenever an event arrives and
-on OUT_OF_RANGE, after which the relist can start at once).
+jittered backoff (0.2s doubling to 1s, reset whenever an event arrives).
+After OUT_OF_RANGE or RESOURCE_EXHAUSTED the relist starts at once: the
+server is up and has said what to do. Only when relist codes follow each
+other without a single event in between does the backoff apply, so a
+server that keeps refusing is not hammered.
 
 Handlers run on the informer's thread; see handlers.py for the slow-handler
 policy. Thread safety: lister, has_synced, wait_for_sync and last_error may
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import List, Mapping, Optional, Union
+from typing import List, Mapping, Optional, Tuple, Union
 
 import grpc
 
@@ -28,7 +31,7 @@ from informerd.proto import pb, pb_grpc
 from informerd.resource import parse_resource
 from informerd.selectors import parse_label_selector
 from informerd.store import IndexFunc, Lister, Store
-from informerd.sync import CacheSync
+from informerd.sync import RELIST_CODES, CacheSync
 
 _log = logging.getLogger("informerd")
 
@@ -39,12 +42,21 @@ class Informer:
                  resource: Union[str, "pb.ResourceName"], *,
                  namespace: str = "", label_selector: str = "",
                  field_selector: str = "",
+                 projection: int = pb.PROJECTION_FULL,
                  indexers: Optional[Mapping[str, IndexFunc]] = None,
                  backoff: Optional[Backoff] = None) -> None:
         """``channel`` from informerd.connect, owned by the caller and open
         while the informer runs. ``resource`` as parse_resource accepts.
+        ``projection=pb.PROJECTION_METADATA`` keeps only apiVersion, kind and
+        metadata of each object, as client-go's metadata informers do (the
+        kubernetes package has no PartialObjectMetadata model: decode the
+        ``metadata`` with ``V1ObjectMeta.from_dict``).
         Raises ValueError (SelectorError) for a label selector that does not
-        parse, and for bad resource names or indexers."""
+        parse, and for bad resource names, projections or indexers."""
+        if projection not in pb.Projection.values():
+            raise ValueError("projection: unknown value %r; use "
+                             "pb.PROJECTION_FULL or pb.PROJECTION_METADATA"
+                             % (projection,))
         if isinstance(resource, str):
             resource = parse_resource(resource)
         parse_label_selector(label_selector)  # Fail here, not in a retry loop.
@@ -52,7 +64,7 @@ class Informer:
         self._request = pb.WatchRequest(
             resource=resource, namespace=namespace,
             label_selector=label_selector, field_selector=field_selector,
-            allow_bookmarks=True)
+            allow_bookmarks=True, projection=projection)
         self._store = Store(indexers)
         self._lister = Lister(self._store)
         self._handlers: List[ResourceEventHandler] = []
@@ -119,22 +131,30 @@ class Informer:
 
     def _run(self) -> None:
         sync = CacheSync(self._store, self._handlers)
+        # Set by a relist without waiting, cleared by any event: a second
+        # relist code with no event in between waits for the backoff.
+        relisted_at_once = False
         while not self._stopping.is_set():
-            code = self._watch_once(sync)
+            code, received = self._watch_once(sync)
             if self._stopping.is_set():
                 break
             sync.stream_ended(code)
-            if code == grpc.StatusCode.OUT_OF_RANGE:
-                # The server is up and says exactly what to do: relist now.
-                self._backoff.reset()
+            if received:
+                relisted_at_once = False
+            if code in RELIST_CODES and not relisted_at_once:
+                relisted_at_once = True
+                continue
             self._stopping.wait(self._backoff.next_delay())
 
-    def _watch_once(self, sync: CacheSync) -> Optional[grpc.StatusCode]:
-        """Runs one stream; returns its error code, or None."""
+    def _watch_once(self, sync: CacheSync
+                    ) -> Tuple[Optional[grpc.StatusCode], bool]:
+        """Runs one stream; returns its error code (or None) and whether it
+        delivered any event."""
         request = pb.WatchRequest()
         request.CopyFrom(self._request)
         request.resource_version, request.send_initial_events = \
             sync.next_stream()
+        received = False
         try:
             call = self._stub.Watch(request)
             with self._lock:
@@ -142,25 +162,26 @@ class Informer:
                     call.cancel()
                 self._call = call
             for event in call:
+                received = True
                 self._backoff.reset()
                 sync.handle(event)
                 if sync.synced and not self._synced.is_set():
                     self._synced.set()
             self._record_error(None)
-            return None
+            return None, received
         except grpc.RpcError as error:
             if not self._stopping.is_set():
                 self._record_error(error)
                 _log.warning("watch %s ended: %s %s",
                              request.resource.resource, error.code(),
                              error.details())
-            return error.code()
+            return error.code(), received
         except Exception as error:  # pylint: disable=broad-except
             # E.g. an unreadable token file: retried like a failed stream.
             self._record_error(error)
             _log.warning("watch %s failed: %s",
                          request.resource.resource, error)
-            return None
+            return None, received
         finally:
             with self._lock:
                 self._call = None

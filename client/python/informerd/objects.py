@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import types
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Mapping
 
 from informerd.proto import pb
 
@@ -35,6 +35,13 @@ class CachedObject:
     @property
     def key(self) -> str:
         return object_key(self.namespace, self.name)
+
+    def as_model(self, model: Any) -> Any:
+        """This object as a ``kubernetes.client`` model, e.g.
+        ``obj.as_model(V1Pod)``; see informerd.models.decode_model."""
+        # Imported here: informerd.models imports this module.
+        from informerd.models import decode_model
+        return decode_model(self, model)
 
     @classmethod
     def from_proto(cls, obj: "pb.Object") -> "CachedObject":

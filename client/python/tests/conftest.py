@@ -1,12 +1,18 @@
-"""Makes the package importable from a checkout, with its generated API."""
+"""Refuses to test anything but an installed informerd.
+
+run-tests.sh installs the package with pip and runs pytest outside the
+source tree; a source checkout on sys.path would test code that is not
+what users get (and has no generated API modules).
+"""
 
 import os
-import subprocess
-import sys
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-_PACKAGE_ROOT = os.path.dirname(_HERE)
+import informerd
 
-subprocess.run([os.path.join(_PACKAGE_ROOT, "gen_proto.sh")], check=True)
-if _PACKAGE_ROOT not in sys.path:
-    sys.path.insert(0, _PACKAGE_ROOT)
+_SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+if os.path.abspath(informerd.__file__).startswith(_SOURCE + os.sep):
+    raise RuntimeError(
+        "informerd was imported from the source tree (%s), not from an "
+        "installed package; run client/python/run-tests.sh"
+        % informerd.__file__)

@@ -30,3 +30,11 @@ def test_jitter_varies():
 def test_bad_bounds(initial, maximum):
     with pytest.raises(ValueError):
         Backoff(initial, maximum)
+
+
+def test_default_delays_stay_within_a_second():
+    # An informer must be back within ~1s of a restarted server.
+    backoff = Backoff(rng=random.Random(3))
+    delays = [backoff.next_delay() for _ in range(20)]
+    assert max(delays) <= 1.0
+    assert delays[-1] >= 0.5

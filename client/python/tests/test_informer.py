@@ -7,7 +7,7 @@ import grpc
 import pytest
 
 from informerd import (Backoff, ConnectionOptions, Informer,
-                       ResourceEventHandler, SelectorError, connect)
+                       ResourceEventHandler, SelectorError, connect, pb)
 from fake_server import ScriptedCache, start_server
 from objects_for_tests import event
 
@@ -52,8 +52,8 @@ def run():
         servicer = ScriptedCache(scripts)
         server, port = start_server(servicer)
         channel = connect(ConnectionOptions(["127.0.0.1:%d" % port]))
-        informer = Informer(channel, "configmaps",
-                            backoff=Backoff(0.001, 0.001), **informer_args)
+        informer_args.setdefault("backoff", Backoff(0.001, 0.001))
+        informer = Informer(channel, "configmaps", **informer_args)
         recorder = Recorder()
         informer.add_event_handler(recorder)
         started.append((servicer, server, channel, informer))
@@ -132,7 +132,51 @@ def test_bad_label_selector_fails_at_construction():
                  label_selector="a in b")
 
 
+def test_projection_is_requested_and_checked(run):
+    servicer, _, _ = run([], projection=pb.PROJECTION_METADATA)
+    assert servicer.wait_for_requests(1, TIMEOUT)
+    assert servicer.requests[0].projection == pb.PROJECTION_METADATA
+    with pytest.raises(ValueError, match="projection"):
+        Informer(grpc.insecure_channel("127.0.0.1:1"), "configmaps",
+                 projection=7)
+
+
 def test_handlers_cannot_be_added_after_start(run):
     _, informer, _ = run([])
     with pytest.raises(RuntimeError):
         informer.add_event_handler(ResourceEventHandler())
+
+
+class CountingBackoff(Backoff):
+    """Records how often the informer waited before a new stream."""
+
+    def __init__(self):
+        super().__init__(0.001, 0.001)
+        self.waits = 0
+
+    def next_delay(self):
+        self.waits += 1
+        return super().next_delay()
+
+
+@pytest.mark.parametrize("code", [grpc.StatusCode.OUT_OF_RANGE,
+                                  grpc.StatusCode.RESOURCE_EXHAUSTED])
+def test_relist_codes_relist_at_once_then_back_off(run, code):
+    synced = [event("ADDED", "ns/a", "5"),
+              event("BOOKMARK", rv="10", initial_events_end=True)]
+    backoff = CountingBackoff()
+    servicer, informer, recorder = run([
+        (synced, (code, "fell behind")),            # relist at once
+        ([], (code, "again, no event in between")),  # wait first
+        ([event("ADDED", "ns/a", "6"),
+          event("BOOKMARK", rv="20", initial_events_end=True)],
+         (code, "behind once more")),               # relist at once
+        ([event("BOOKMARK", rv="30", initial_events_end=True)], None)],
+        backoff=backoff)
+    assert servicer.wait_for_requests(4, TIMEOUT)
+    recorder.wait_for(4)
+    assert [(r.resource_version, r.send_initial_events)
+            for r in servicer.requests] == [("", True)] * 4
+    assert backoff.waits == 1
+    assert recorder.calls == ["ADD ns/a 5", "SYNCED", "UPDATE ns/a 5 6",
+                              "DELETE ns/a 6 True"]

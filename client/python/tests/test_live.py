@@ -30,6 +30,7 @@ from informerd import (ConnectionOptions, Informer, ResourceEventHandler,
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.dirname(os.path.abspath(__file__)))))
 TIMEOUT = 60
+CATCH_UP_SECONDS = 3.0
 
 
 def required_env(name):
@@ -76,7 +77,8 @@ def free_port():
 
 
 class InformerdProcess:
-    """One informerd serving configmaps on fixed ports, restartable."""
+    """One informerd serving configmaps and pods on fixed ports,
+    restartable. ``ready_at``: when /readyz last answered ok."""
 
     def __init__(self, log_dir):
         self.binary = os.environ.get(
@@ -90,12 +92,13 @@ class InformerdProcess:
         self.http_address = "127.0.0.1:%d" % free_port()
         self.log_path = os.path.join(log_dir, "informerd.log")
         self.process = None
+        self.ready_at = None
 
     def start(self):
         log = open(self.log_path, "a")
         self.process = subprocess.Popen(
             [self.binary, "--kubeconfig", self.kubeconfig,
-             "--resources=configmaps", "--grpc-address", self.grpc_address,
+             "--resources=configmaps,pods", "--grpc-address", self.grpc_address,
              "--http-address", self.http_address],
             stdout=log, stderr=log)
         log.close()
@@ -108,6 +111,7 @@ class InformerdProcess:
                         "http://%s/readyz" % self.http_address,
                         timeout=2) as response:
                     if response.read().strip() == b"ok":
+                        self.ready_at = time.monotonic()
                         return
             except (urllib.error.URLError, OSError):
                 pass
@@ -164,10 +168,10 @@ class StateFromHandlers(ResourceEventHandler):
                 self.unknown_state_deletes.append(obj.key)
             self._changed.notify_all()
 
-    def wait_until(self, expected):
+    def wait_until(self, expected, timeout=TIMEOUT):
         with self._changed:
             converged = self._changed.wait_for(
-                lambda: self.versions == expected, TIMEOUT)
+                lambda: self.versions == expected, timeout)
             return converged, dict(self.versions)
 
 
@@ -181,11 +185,12 @@ def live_cluster(log_dir):
     apiserver.call("POST", "/api/v1/namespaces", {
         "apiVersion": "v1", "kind": "Namespace",
         "metadata": {"name": namespace}})
-    informerd.start()
     try:
+        informerd.start()
         yield apiserver, informerd, namespace
     finally:
         informerd.stop()
+        apiserver.call("DELETE", "/api/v1/namespaces/" + namespace)
 
 
 def configmap(name, value, labels=None):
@@ -194,8 +199,8 @@ def configmap(name, value, labels=None):
             "data": {"value": value}}
 
 
-def assert_converged(informer, state, expected, informerd):
-    converged, seen = state.wait_until(expected)
+def assert_converged(informer, state, expected, informerd, within=TIMEOUT):
+    converged, seen = state.wait_until(expected, within)
     assert converged, "handlers saw %s, apiserver has %s; informerd log:\n%s" \
         % (seen, expected, informerd.log())
     assert {o.key: o.resource_version for o in informer.lister.list()} == \
@@ -244,9 +249,12 @@ def check_cache_follows_apiserver(apiserver, informerd, ns):
         apiserver.call("PUT", path + "/a", configmap("a", "3", {"app": "web"}))
         apiserver.call("DELETE", path + "/d")
         apiserver.call("POST", path, configmap("e", "1", {"app": "web"}))
+        expected = apiserver.configmap_versions(ns)
         informerd.start()
-        assert_converged(everything, all_state,
-                         apiserver.configmap_versions(ns), informerd)
+        # Clients must be caught up within 3s of the server's readiness.
+        caught_up_by = informerd.ready_at + CATCH_UP_SECONDS
+        assert_converged(everything, all_state, expected, informerd,
+                         within=caught_up_by - time.monotonic())
         assert_converged(web, web_state,
                          apiserver.configmap_versions(ns, "app=web"),
                          informerd)
@@ -263,3 +271,99 @@ def check_cache_follows_apiserver(apiserver, informerd, ns):
         everything.stop(TIMEOUT)
         web.stop(TIMEOUT)
         channel.close()
+
+
+def test_live_objects_decode_as_kubernetes_models(tmp_path):
+    from kubernetes.client import V1ConfigMap, V1Pod
+
+    with live_cluster(str(tmp_path)) as (apiserver, informerd, ns):
+        # No controller-manager creates the namespace's default service
+        # account, which pod admission wants.
+        apiserver.call("POST", "/api/v1/namespaces/%s/serviceaccounts" % ns,
+                       {"metadata": {"name": "default"}})
+        created_pod = apiserver.call(
+            "POST", "/api/v1/namespaces/%s/pods" % ns, {
+                "apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": "p", "labels": {"app": "web"}},
+                "spec": {"automountServiceAccountToken": False,
+                         "containers": [{
+                             "name": "main", "image": "registry.invalid/x:1",
+                             "ports": [{"containerPort": 8080}],
+                             "resources": {"limits": {"memory": "64Mi"}}}]}})
+        created_map = apiserver.call(
+            "POST", "/api/v1/namespaces/%s/configmaps" % ns,
+            configmap("m", "42", {"app": "web"}))
+
+        channel = connect(ConnectionOptions([informerd.grpc_address]))
+        pods = Informer(channel, "pods", namespace=ns)
+        maps = Informer(channel, "configmaps", namespace=ns)
+        try:
+            pods.start()
+            maps.start()
+            assert pods.wait_for_sync(TIMEOUT), pods.last_error
+            assert maps.wait_for_sync(TIMEOUT), maps.last_error
+
+            pod = pods.lister.get(ns, "p").as_model(V1Pod)
+            meta = created_pod["metadata"]
+            assert isinstance(pod, V1Pod)
+            assert (pod.metadata.namespace, pod.metadata.name,
+                    pod.metadata.uid, pod.metadata.resource_version) == \
+                (ns, "p", meta["uid"], meta["resourceVersion"])
+            assert pod.metadata.labels == {"app": "web"}
+            assert pod.metadata.creation_timestamp.strftime(
+                "%Y-%m-%dT%H:%M:%SZ") == meta["creationTimestamp"]
+            container = pod.spec.containers[0]
+            assert (container.name, container.image,
+                    container.ports[0].container_port,
+                    container.resources.limits) == (
+                "main", "registry.invalid/x:1", 8080, {"memory": "64Mi"})
+            # Defaulted by the apiserver, so it came from the server's copy.
+            assert pod.spec.restart_policy == "Always"
+            assert pod.status.phase == "Pending"
+
+            config_map = maps.lister.get(ns, "m").as_model(V1ConfigMap)
+            assert config_map.data == {"value": "42"}
+            assert config_map.metadata.uid == created_map["metadata"]["uid"]
+            # informerd fills them in for objects ingested from a LIST too.
+            assert (pod.api_version, pod.kind) == ("v1", "Pod")
+            assert (config_map.api_version, config_map.kind) == \
+                ("v1", "ConfigMap")
+        finally:
+            pods.stop(TIMEOUT)
+            maps.stop(TIMEOUT)
+            channel.close()
+
+
+def test_metadata_projection_caches_only_metadata(tmp_path):
+    from kubernetes.client import V1ObjectMeta
+
+    from informerd import decode, pb
+
+    with live_cluster(str(tmp_path)) as (apiserver, informerd, ns):
+        path = "/api/v1/namespaces/%s/configmaps" % ns
+        created = apiserver.call("POST", path,
+                                 configmap("m", "secret-ish", {"app": "web"}))
+        channel = connect(ConnectionOptions([informerd.grpc_address]))
+        informer = Informer(channel, "configmaps", namespace=ns,
+                            projection=pb.PROJECTION_METADATA)
+        state = StateFromHandlers()
+        informer.add_event_handler(state)
+        try:
+            informer.start()
+            assert informer.wait_for_sync(TIMEOUT), informer.last_error
+            apiserver.call("PUT", path + "/m",
+                           configmap("m", "changed", {"app": "db"}))
+            assert_converged(informer, state,
+                             apiserver.configmap_versions(ns), informerd)
+            obj = informer.lister.get(ns, "m")
+            partial = decode(obj)
+            assert sorted(partial) == ["apiVersion", "kind", "metadata"]
+            assert (partial["apiVersion"], partial["kind"]) == \
+                ("v1", "ConfigMap")
+            meta = V1ObjectMeta.from_dict(partial["metadata"])
+            assert meta.uid == created["metadata"]["uid"]
+            assert meta.labels == {"app": "db"}
+            assert obj.labels == {"app": "db"}
+        finally:
+            informer.stop(TIMEOUT)
+            channel.close()

@@ -1,14 +1,14 @@
 // Byte-level helpers for the scanners that walk JSON text without parsing
-// it (ListStreamDecoder, CutMember).
+// it (ListStreamDecoder, MemberCut, the metadata projection).
 //
 // Thread safety: pure functions.
-#ifndef INFORMERD_SERVER_KUBE_JSON_SCAN_H_
-#define INFORMERD_SERVER_KUBE_JSON_SCAN_H_
+#ifndef INFORMERD_SERVER_JSON_JSON_SCAN_H_
+#define INFORMERD_SERVER_JSON_JSON_SCAN_H_
 
 #include <cstddef>
 #include <cstring>
 
-namespace informerd::kube {
+namespace informerd::json {
 
 inline bool IsJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
@@ -23,6 +23,6 @@ inline size_t FindQuoteOrBackslash(const char* data, size_t from, size_t end) {
   return (backslash == nullptr ? stop : backslash) - data;
 }
 
-}  // namespace informerd::kube
+}  // namespace informerd::json
 
-#endif  // INFORMERD_SERVER_KUBE_JSON_SCAN_H_
+#endif  // INFORMERD_SERVER_JSON_JSON_SCAN_H_
