@@ -105,6 +105,14 @@ public class InformerE2ETest {
     KubeApi api = new KubeApi(env.apiserverUrl, env.adminTokenFile, env.caFile);
     String namespace = "java-e2e-" + UUID.randomUUID().toString().substring(0, 8);
     api.createNamespace(namespace);
+    try {
+      convergesIn(api, env, namespace);
+    } finally {
+      api.deleteNamespace(namespace);
+    }
+  }
+
+  private void convergesIn(KubeApi api, E2eEnvironment env, String namespace) throws Exception {
     for (int i = 0; i < 5; i++) {
       api.createConfigMap(namespace, "cm" + i, "initial");
     }

@@ -76,6 +76,10 @@ final class KubeApi {
         "{\"metadata\":{\"name\":\"" + name + "\"}}", "application/json");
   }
 
+  void deleteNamespace(String name) throws IOException, InterruptedException {
+    call("DELETE", "/api/v1/namespaces/" + name, null, null);
+  }
+
   void createConfigMap(String namespace, String name, String value)
       throws IOException, InterruptedException {
     call("POST", "/api/v1/namespaces/" + namespace + "/configmaps",
