@@ -207,7 +207,7 @@ extra_suites+=(java_client)
 # against informerd and the real apiserver, informerd restarted mid-run.
 suite_e2e() {
   /usr/bin/python3 tests/e2e/harness_test.py || return 1
-  tests/e2e/run.sh --langs go,python,cpp,java,go-controller-runtime --junit "$1/e2e.xml"
+  tests/e2e/run.sh --langs go,python,cpp,java,go-controller-runtime,java-kubernetes-client --junit "$1/e2e.xml"
 }
 extra_suites+=(e2e)
 
