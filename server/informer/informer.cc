@@ -119,9 +119,11 @@ void Informer::OnListEnd(std::string_view resource_version) {
                                           std::string(resource_version), "\" is not a decimal integer"));
     return;
   }
+  std::vector<std::function<void()>> now_synced;
   {
     absl::MutexLock lock(&mu_);
     ++counters_.relists;
+    if (!synced_) now_synced.swap(on_synced_);
     if (!synced_ || *list_version < version_) {
       if (synced_) {
         log::Warning(kComponent,
@@ -149,6 +151,18 @@ void Informer::OnListEnd(std::string_view resource_version) {
     }
   }
   SignalDispatcher();
+  for (const std::function<void()>& callback : now_synced) callback();
+}
+
+void Informer::NotifyWhenSynced(std::function<void()> callback) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!synced_) {
+      on_synced_.push_back(std::move(callback));
+      return;
+    }
+  }
+  callback();
 }
 
 void Informer::OnWatchEvent(kube::WatchEventType type, rapidjson::Value& json) {

@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -85,6 +86,11 @@ class Informer : public kube::ListWatchSink {
 
   // True once the first full list is in the cache (client-go's HasSynced).
   bool synced() const;
+
+  // Calls `callback` once the informer is synced: at once if it is, else on
+  // the Reflector thread right after the first list is in the cache, with
+  // no lock held. It must not call back into NotifyWhenSynced.
+  void NotifyWhenSynced(std::function<void()> callback);
   uint64_t resource_version() const;
   InformerStats stats() const;
 
@@ -146,6 +152,9 @@ class Informer : public kube::ListWatchSink {
   uint64_t version_ ABSL_GUARDED_BY(mu_) = 0;
   bool synced_ ABSL_GUARDED_BY(mu_) = false;
   InformerStats counters_ ABSL_GUARDED_BY(mu_);
+
+  // Callbacks waiting for the first sync; run and cleared by OnListEnd.
+  std::vector<std::function<void()>> on_synced_ ABSL_GUARDED_BY(mu_);
 
   // Only the Reflector thread touches the list being assembled.
   std::vector<cache::ObjectPtr> pending_list_;

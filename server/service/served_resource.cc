@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "server/kube/resource_name.h"
+#include "server/log/log.h"
 
 namespace informerd::service {
 
@@ -48,12 +49,121 @@ std::unique_ptr<ServedResource> StartServedResource(kube::RestClient* client,
   return served;
 }
 
+namespace {
+
+constexpr std::string_view kComponent = "registry";
+
+bool Transient(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kUnavailable ||
+         status.code() == absl::StatusCode::kDeadlineExceeded;
+}
+
+}  // namespace
+
+ResourceRegistry::~ResourceRegistry() { Stop(); }
+
+void ResourceRegistry::OnReady(std::function<void()> on_ready) {
+  {
+    absl::MutexLock lock(&mu_);
+    on_ready_ = std::move(on_ready);
+  }
+  CheckReady();
+}
+
+absl::Status ResourceRegistry::Start(kube::RestClient* client,
+                                     const std::vector<config::ResourceConfig>& resources,
+                                     const RegistryOptions& options) {
+  std::vector<config::ResourceConfig> pending;
+  for (const config::ResourceConfig& wanted : resources) {
+    const std::string name = kube::KubectlName(wanted.group, wanted.resource);
+    absl::Duration delay = absl::Milliseconds(500);
+    const absl::Time deadline = absl::Now() + options.discovery_retry_for;
+    absl::StatusOr<kube::ResourceInfo> info;
+    while (true) {
+      info = kube::Discover(*client, wanted.group, wanted.version, wanted.resource);
+      if (info.ok() || !Transient(info.status()) || absl::Now() > deadline) break;
+      log::Warning(kComponent, absl::StrCat("discovery of ", name, " failed, retrying: ",
+                                            info.status().message()));
+      if (stopping_.WaitForNotificationWithTimeout(delay)) return absl::CancelledError("stopping");
+      delay = std::min(delay * 2, absl::Seconds(10));
+    }
+    if (info.ok()) {
+      Add(StartServedResource(client, *std::move(info), wanted, options.resource));
+    } else if (info.status().code() == absl::StatusCode::kNotFound) {
+      log::Warning(kComponent, absl::StrCat("resource ", name,
+                                            " is not served by the API server yet (is its "
+                                            "CustomResourceDefinition installed?); waiting for it"));
+      AddPending(wanted.group, wanted.resource);
+      pending.push_back(wanted);
+    } else {
+      return absl::Status(info.status().code(),
+                          absl::StrCat("resource ", name, ": ", info.status().message()));
+    }
+  }
+  if (!pending.empty()) {
+    rediscoverer_ = std::thread(
+        [this, client, pending = std::move(pending), options]() mutable {
+          Rediscover(client, std::move(pending), options);
+        });
+  }
+  return absl::OkStatus();
+}
+
+void ResourceRegistry::Rediscover(kube::RestClient* client,
+                                  std::vector<config::ResourceConfig> pending,
+                                  RegistryOptions options) {
+  while (!pending.empty() &&
+         !stopping_.WaitForNotificationWithTimeout(options.rediscovery_interval)) {
+    for (auto it = pending.begin(); it != pending.end();) {
+      absl::StatusOr<kube::ResourceInfo> info =
+          kube::Discover(*client, it->group, it->version, it->resource);
+      if (!info.ok()) {
+        if (info.status().code() != absl::StatusCode::kNotFound) {
+          log::Warning(kComponent, absl::StrCat("discovery of ",
+                                                kube::KubectlName(it->group, it->resource),
+                                                " failed, retrying: ", info.status().message()));
+        }
+        ++it;
+        continue;
+      }
+      Add(StartServedResource(client, *std::move(info), *it, options.resource));
+      it = pending.erase(it);
+    }
+  }
+}
+
+void ResourceRegistry::Stop() {
+  if (!stopping_.HasBeenNotified()) stopping_.Notify();
+  if (rediscoverer_.joinable()) rediscoverer_.join();
+  for (ServedResource* served : all()) {
+    if (served->reflector != nullptr) served->reflector->Stop();
+  }
+}
+
 void ResourceRegistry::Add(std::unique_ptr<ServedResource> resource) {
-  absl::MutexLock lock(&mu_);
-  pending_.erase(std::remove(pending_.begin(), pending_.end(),
-                             std::make_pair(resource->info.group, resource->info.resource)),
-                 pending_.end());
-  resources_.push_back(std::move(resource));
+  log::Info(kComponent, absl::StrCat("serving ", resource->DisplayName(), " (",
+                                     resource->info.kind, ", ", resource->info.version, ")"));
+  informer::Informer* informer = resource->informer.get();
+  {
+    absl::MutexLock lock(&mu_);
+    pending_.erase(std::remove(pending_.begin(), pending_.end(),
+                               std::make_pair(resource->info.group, resource->info.resource)),
+                   pending_.end());
+    resources_.push_back(std::move(resource));
+  }
+  informer->NotifyWhenSynced([this] { CheckReady(); });
+}
+
+void ResourceRegistry::CheckReady() {
+  std::function<void()> on_ready;
+  {
+    absl::MutexLock lock(&mu_);
+    // An empty registry is not ready: nothing has been configured yet.
+    if (ready_signalled_ || !on_ready_ || resources_.empty() || !AllSyncedLocked()) return;
+    ready_signalled_ = true;
+    on_ready.swap(on_ready_);
+  }
+  on_ready();
 }
 
 void ResourceRegistry::AddPending(const std::string& group, const std::string& resource) {
@@ -106,6 +216,10 @@ std::vector<std::string> ResourceRegistry::pending() const {
 
 bool ResourceRegistry::AllSynced() const {
   absl::MutexLock lock(&mu_);
+  return AllSyncedLocked();
+}
+
+bool ResourceRegistry::AllSyncedLocked() const {
   return pending_.empty() &&
          std::all_of(resources_.begin(), resources_.end(),
                      [](const auto& served) { return served->informer->synced(); });

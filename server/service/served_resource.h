@@ -1,21 +1,27 @@
 // ServedResource and ResourceRegistry: the resources this server serves,
 // each an Informer fed by its own Reflector, found by their API names.
 //
-// A configured resource the API server does not serve yet (a CRD not yet
-// installed) is registered as pending: requests for it are UNAVAILABLE, and
-// it joins the served resources once discovery finds it.
+// The registry owns discovery and readiness: Start discovers and serves the
+// configured resources. One the API server does not serve yet (a CRD not
+// yet installed) is pending: requests for it are UNAVAILABLE, and it joins
+// the served resources once rediscovery finds it. OnReady is signalled
+// (not polled) when nothing is pending and every resource has synced.
 //
 // Thread safety: the registry is thread-safe; a ServedResource is immutable
 // once added (its members are thread-safe) and lives as long as the registry.
 #ifndef INFORMERD_SERVER_SERVICE_SERVED_RESOURCE_H_
 #define INFORMERD_SERVER_SERVICE_SERVED_RESOURCE_H_
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
 #include "informerd/v1/informerd.pb.h"
 #include "server/cache/event_history.h"
 #include "server/cache/object_builder.h"
@@ -58,8 +64,43 @@ std::unique_ptr<ServedResource> StartServedResource(kube::RestClient* client,
                                                     const config::ResourceConfig& wanted,
                                                     const ServedResourceOptions& options);
 
+// How ResourceRegistry::Start discovers and serves resources.
+struct RegistryOptions {
+  ServedResourceOptions resource;
+  // Discovery failures that may pass (UNAVAILABLE, DEADLINE_EXCEEDED) are
+  // retried this long at start-up.
+  absl::Duration discovery_retry_for = absl::Minutes(2);
+  // How often pending resources are looked up again.
+  absl::Duration rediscovery_interval = absl::Seconds(5);
+};
+
 class ResourceRegistry {
  public:
+  ResourceRegistry() = default;
+  ResourceRegistry(const ResourceRegistry&) = delete;
+  ResourceRegistry& operator=(const ResourceRegistry&) = delete;
+  // Stop().
+  ~ResourceRegistry();
+
+  // Calls `on_ready` once, when at least one resource is served, nothing is
+  // pending and every resource has completed its first list; at once if
+  // that is already so. It runs on the
+  // thread that completed the last list (or the caller's), with no lock
+  // held. REQUIRES: called at most once.
+  void OnReady(std::function<void()> on_ready);
+
+  // Discovers each of `resources` through `client` and serves it
+  // (StartServedResource). A resource the API server does not serve is
+  // pending and looked up again every options.rediscovery_interval until it
+  // is. A discovery that fails otherwise, after retries for the transient
+  // failures, is returned naming the resource.
+  // REQUIRES: *client outlives the registry; called at most once.
+  absl::Status Start(kube::RestClient* client, const std::vector<config::ResourceConfig>& resources,
+                     const RegistryOptions& options);
+
+  // Ends rediscovery and stops every resource's Reflector. Idempotent.
+  void Stop();
+
   // Serves `resource`; it stops being pending if it was.
   void Add(std::unique_ptr<ServedResource> resource);
 
@@ -80,9 +121,20 @@ class ResourceRegistry {
   bool AllSynced() const;
 
  private:
+  bool AllSyncedLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // Runs on_ready_ if the registry has just become ready.
+  void CheckReady() ABSL_LOCKS_EXCLUDED(mu_);
+  void Rediscover(kube::RestClient* client, std::vector<config::ResourceConfig> pending,
+                  RegistryOptions options);
+
   mutable absl::Mutex mu_;
   std::vector<std::unique_ptr<ServedResource>> resources_ ABSL_GUARDED_BY(mu_);
   std::vector<std::pair<std::string, std::string>> pending_ ABSL_GUARDED_BY(mu_);
+  std::function<void()> on_ready_ ABSL_GUARDED_BY(mu_);
+  bool ready_signalled_ ABSL_GUARDED_BY(mu_) = false;
+
+  absl::Notification stopping_;
+  std::thread rediscoverer_;
 };
 
 }  // namespace informerd::service

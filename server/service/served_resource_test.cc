@@ -53,5 +53,36 @@ TEST(ResourceRegistry, PendingResourcesAreUnavailableUntilAdded) {
   EXPECT_TRUE(registry.AllSynced());
 }
 
+TEST(ResourceRegistry, SignalsReadyOnceWhenNothingIsPendingAndEverythingSynced) {
+  ResourceRegistry registry;
+  int ready = 0;
+  registry.OnReady([&] { ++ready; });
+  registry.Add(Served("", "configmaps"));
+  registry.AddPending("example.com", "widgets");
+  registry.all()[0]->informer->OnListStart();
+  registry.all()[0]->informer->OnListEnd("5");
+  EXPECT_EQ(ready, 0);  // widgets still pending
+
+  registry.Add(Served("example.com", "widgets"));
+  EXPECT_EQ(ready, 0);  // added, not yet listed
+  registry.all()[1]->informer->OnListStart();
+  registry.all()[1]->informer->OnListEnd("7");
+  EXPECT_EQ(ready, 1);
+
+  registry.all()[1]->informer->OnListStart();  // a relist signals nothing more
+  registry.all()[1]->informer->OnListEnd("9");
+  EXPECT_EQ(ready, 1);
+}
+
+TEST(ResourceRegistry, ReadyAtOnceWhenAlreadySynced) {
+  ResourceRegistry registry;
+  registry.Add(Served("", "configmaps"));
+  registry.all()[0]->informer->OnListStart();
+  registry.all()[0]->informer->OnListEnd("5");
+  int ready = 0;
+  registry.OnReady([&] { ++ready; });
+  EXPECT_EQ(ready, 1);
+}
+
 }  // namespace
 }  // namespace informerd::service

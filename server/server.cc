@@ -1,0 +1,152 @@
+#include "server/server.h"
+
+#include <chrono>
+#include <utility>
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include "absl/strings/str_cat.h"
+#include "server/kube/resource_name.h"
+#include "server/log/log.h"
+
+namespace informerd {
+namespace {
+
+constexpr std::string_view kComponent = "main";
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
+  std::unique_ptr<Server> server(new Server(std::move(options)));
+  if (absl::Status status = server->StartAll(); !status.ok()) return status;
+  return server;
+}
+
+absl::Status Server::StartAll() {
+  const config::Config& config = options_.config;
+  absl::StatusOr<std::unique_ptr<kube::RestClient>> client =
+      kube::RestClient::Create(options_.cluster);
+  if (!client.ok()) return client.status();
+  client_ = *std::move(client);
+
+  tls_files_ = tls::TlsFiles{config.tls.cert_file, config.tls.key_file, config.tls.client_ca_file,
+                             config.tls.refresh_interval};
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      tls::MakeServerCredentials(tls_files_);
+  if (!credentials.ok()) return credentials.status();
+
+  if (config.auth.mode == config::AuthMode::kKubernetes) {
+    // Reviews get a client of their own with a short timeout: they run
+    // inside gRPC callbacks.
+    kube::RestClientOptions review_options;
+    review_options.connect_timeout = config.auth.review_timeout;
+    review_options.request_timeout = config.auth.review_timeout;
+    absl::StatusOr<std::unique_ptr<kube::RestClient>> made =
+        kube::RestClient::Create(options_.cluster, review_options);
+    if (!made.ok()) return made.status();
+    review_client_ = *std::move(made);
+    reviewer_ = std::make_unique<auth::KubeReviewer>(review_client_.get());
+    auth::AuthorizerOptions authorizer_options;
+    authorizer_options.token_ttl = config.auth.token_ttl;
+    authorizer_options.decision_ttl = config.auth.decision_ttl;
+    authorizer_options.cache_capacity = config.auth.cache_size;
+    authorizer_ = std::make_unique<auth::Authorizer>(reviewer_.get(), authorizer_options);
+  }
+
+  for (const config::ResourceConfig& wanted : config.resources) {
+    if (config::IsSensitive(config, wanted)) {
+      log::Warning(kComponent,
+                   absl::StrCat("serving the sensitive resource ",
+                                kube::KubectlName(wanted.group, wanted.resource),
+                                " because the configuration names it",
+                                authorizer_ == nullptr ? ", to every caller (--auth-mode=none)"
+                                                       : ""));
+    }
+  }
+  service::RegistryOptions registry_options;
+  registry_options.resource.history = config.history;
+  registry_options.resource.streaming_list = config.streaming_list;
+  if (absl::Status status = registry_.Start(client_.get(), config.resources, registry_options);
+      !status.ok()) {
+    return status;
+  }
+
+  service::CacheServiceOptions service_options;
+  service_options.version_wait = config.read_wait;
+  service_options.bookmark_interval = config.bookmark_interval;
+  service_options.max_page_bytes = config.max_page_bytes;
+  service_options.authorizer = authorizer_.get();
+  service_options.auth_recheck_interval = config.auth.recheck_interval;
+  service_options.max_watches = config.limits.max_watches;
+  service_options.max_watches_per_identity = config.limits.max_watches_per_identity;
+  service_options.max_lists = config.limits.max_lists;
+  service_options.max_lists_per_identity = config.limits.max_lists_per_identity;
+  service_options.rates = config.limits.rates;
+  cache_service_ = std::make_unique<service::CacheService>(&registry_, &metrics_, service_options);
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  int bound_port = 0;
+  builder.AddListeningPort(options_.grpc_address, *credentials, &bound_port);
+  builder.RegisterService(cache_service_.get());
+  grpc_server_ = builder.BuildAndStart();
+  if (grpc_server_ == nullptr || bound_port == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--grpc-address: cannot listen on ", options_.grpc_address));
+  }
+  std::string transport = tls::Describe(tls_files_);
+  std::string serving = absl::StrCat(
+      "gRPC on ", options_.grpc_address, " over ", transport,
+      authorizer_ == nullptr
+          ? ", without authentication (--auth-mode=none)"
+          : ", with Kubernetes authentication and RBAC (--auth-mode=kubernetes)");
+  if (authorizer_ == nullptr || transport == "plaintext") {
+    log::Warning(kComponent, serving);
+  } else {
+    log::Info(kComponent, serving);
+  }
+  grpc_server_->GetHealthCheckService()->SetServingStatus(false);
+
+  admin_ = std::make_unique<admin::AdminServer>(&registry_, &metrics_, &ready_);
+  if (absl::Status status =
+          admin_->Start(options_.http_address, config.tls.http ? &tls_files_ : nullptr);
+      !status.ok()) {
+    return status;
+  }
+  log::Info(kComponent, absl::StrCat("HTTP on ", options_.http_address));
+
+  // Last: the callback may run at once, and it needs both servers.
+  registry_.OnReady([this] { MarkReady(); });
+  return absl::OkStatus();
+}
+
+void Server::MarkReady() {
+  absl::MutexLock lock(&mu_);
+  if (draining_) return;
+  grpc_server_->GetHealthCheckService()->SetServingStatus(true);
+  ready_ = true;
+  log::Info(kComponent, "all resources synced; serving");
+}
+
+void Server::Drain() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (draining_) return;
+    draining_ = true;
+    ready_ = false;
+    if (grpc_server_ != nullptr) grpc_server_->GetHealthCheckService()->SetServingStatus(false);
+  }
+  if (grpc_server_ != nullptr) {
+    cache_service_->EndWatches();
+    grpc_server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  }
+  if (admin_ != nullptr) admin_->Stop();
+  registry_.Stop();
+  log::Info(kComponent, "stopped");
+}
+
+Server::~Server() { Drain(); }
+
+}  // namespace informerd
