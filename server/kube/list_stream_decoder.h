@@ -70,6 +70,19 @@ class ListStreamDecoder {
   // item starts inside the chunk).
   // REQUIRES: mode_ == Mode::kInItem.
   size_t ScanItem(std::string_view chunk, size_t i, int64_t item_offset);
+  // One byte between the items: starts the next item at chunk index `i`
+  // (recorded in *item_run), or ends the items array.
+  // REQUIRES: mode_ == Mode::kBetweenItems.
+  void BetweenItems(char c, size_t i, size_t* item_run);
+  // One byte of a scalar item that started at chunk[item_run]; completes it
+  // at the delimiter after it. REQUIRES: mode_ == Mode::kInScalar.
+  absl::Status InScalar(std::string_view chunk, size_t i, size_t item_run, OnItem on_item);
+  // One byte of the list object outside its items array, kept in rest_;
+  // finds the top-level "items" key. REQUIRES: mode_ is kBeforeBody, kBody
+  // or kAfterBody.
+  absl::Status InEnvelope(char c);
+  // After the items array's closing bracket: back to the envelope.
+  void EndItems();
 
   const size_t max_item_bytes_;
   MemberCut cut_;  // of erase_member, in the current item
