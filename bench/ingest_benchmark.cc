@@ -8,9 +8,10 @@
 //               extract labels and field indexes, serialize once
 //   *ToStore    parse + BuildObject + ObjectStore::Put (indexes maintained)
 //   *ToInformer parse + the Informer's ListWatchSink methods (store, history,
-//               relist diff), as the Reflector drives it; list pages and
-//               watch frames go through their decoders in 4 KB reads, as
-//               they arrive (the *ToStore watch benchmark too)
+//               relist diff), as the Reflector drives it; list pages go
+//               through the Reflector's own ListPageReader and watch frames
+//               through the WatchDecoder, in 4 KB reads, as they arrive (the
+//               *ToStore watch benchmark too)
 //   ListStreamDecoder  splitting a list body into its items alone
 //   MetadataProjection building a cached pod's metadata-only form
 //               (PROJECTION_METADATA), paid once per object version on the
@@ -31,6 +32,7 @@
 #include "server/cache/object_builder.h"
 #include "server/cache/object_store.h"
 #include "server/informer/informer.h"
+#include "server/kube/list_page_reader.h"
 #include "server/kube/list_stream_decoder.h"
 #include "server/kube/watch_decoder.h"
 
@@ -196,30 +198,21 @@ informer::InformerOptions BenchInformerOptions() {
 // are stripped (the default).
 const std::vector<std::string> kCutManagedFields = {"metadata", "managedFields"};
 
-// As server/kube/reflector.cc lists: the body arrives in chunks, the
-// ListStreamDecoder splits out each item (less its managedFields), which is
-// parsed in situ in the decoder's buffer and handed to the Informer; the
-// envelope is parsed for its version.
+// A page as the Reflector reads it (kube::ListPageReader, the production
+// code): the body arrives in chunks, each item (less its managedFields) is
+// parsed in situ and handed to the Informer, the envelope gives the version.
 void FeedListAsReflector(const std::string& page, informer::Informer* informer) {
-  kube::ListStreamDecoder decoder(kube::ListStreamDecoder::kDefaultMaxItemBytes,
-                                  kCutManagedFields);
+  kube::ListPageReader reader(informer, "list pods", kube::ListStreamDecoder::kDefaultMaxItemBytes,
+                              /*cut_managed_fields=*/true);
   informer->OnListStart();
   for (size_t offset = 0; offset < page.size(); offset += kReceiveChunkBytes) {
-    absl::Status status = decoder.Feed(
-        std::string_view(page).substr(offset, kReceiveChunkBytes), [&](std::string* item) {
-          rapidjson::Document object;
-          object.ParseInsitu(item->data());
-          if (object.HasParseError()) std::abort();
-          informer->OnListItem(object);
-          return absl::OkStatus();
-        });
-    if (!status.ok()) std::abort();
+    if (!reader.Feed(std::string_view(page).substr(offset, kReceiveChunkBytes)).ok()) {
+      std::abort();
+    }
   }
-  absl::StatusOr<std::string> envelope = decoder.Finish();
-  if (!envelope.ok()) std::abort();
-  rapidjson::Document document;
-  document.ParseInsitu(envelope->data());
-  informer->OnListEnd(document["metadata"]["resourceVersion"].GetString());
+  absl::StatusOr<kube::ListPageReader::Page> read = reader.Finish();
+  if (!read.ok()) std::abort();
+  informer->OnListEnd(read->resource_version);
 }
 
 void BM_ListStreamDecoder(benchmark::State& state) {

@@ -120,8 +120,6 @@ class Reflector {
   // One watch request, consumed until it ends. With `initial_events`, a
   // streaming list: the initial events go to the sink as a list.
   WatchEnd WatchOnce(Failure* failure, bool initial_events);
-  // Parses one list item and hands it to the sink; skips nameless ones.
-  absl::Status HandleListItem(std::string* item, const std::string& what);
   // Parses one watch frame and hands it to the sink. An ERROR event sets
   // *server_error to the server's Status and returns a non-OK status, which
   // ends the stream (the caller classifies *server_error).
