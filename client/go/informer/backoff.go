@@ -1,47 +1,24 @@
 package informer
 
 import (
-	"math/rand"
 	"time"
+
+	"github.com/informerd/informerd/client/go/internal/retry"
 )
 
-// backoff yields retry delays that double from initial up to max, each
-// shortened by a random fraction of at most jitter so that clients cut off
-// together do not come back together. Not safe for concurrent use.
-type backoff struct {
-	initial time.Duration
-	max     time.Duration
-	jitter  float64        // in [0, 1]
-	random  func() float64 // in [0, 1)
-	current time.Duration  // the undisturbed next delay; 0 before the first
+// newBackoff is retry.NewBackoff with the informer's defaults for zero
+// values.
+func newBackoff(initial, max time.Duration) *retry.Backoff {
+	initial, max = backoffBounds(initial, max)
+	return retry.NewBackoff(initial, max)
 }
 
-func newBackoff(initial, max time.Duration) *backoff {
+func backoffBounds(initial, max time.Duration) (time.Duration, time.Duration) {
 	if initial <= 0 {
 		initial = DefaultInitialBackoff
 	}
 	if max <= 0 {
 		max = DefaultMaxBackoff
 	}
-	if max < initial {
-		max = initial
-	}
-	return &backoff{initial: initial, max: max, jitter: 0.5, random: rand.Float64}
+	return initial, max
 }
-
-// next returns the delay before the next attempt.
-func (b *backoff) next() time.Duration {
-	if b.current == 0 {
-		b.current = b.initial
-	} else if b.current < b.max {
-		b.current *= 2
-		if b.current > b.max {
-			b.current = b.max
-		}
-	}
-	return b.current - time.Duration(b.jitter*b.random()*float64(b.current))
-}
-
-// reset makes the next delay the initial one again; called once a stream
-// has proven the server healthy by delivering an event.
-func (b *backoff) reset() { b.current = 0 }

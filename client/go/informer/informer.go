@@ -14,6 +14,7 @@ import (
 
 	"github.com/informerd/informerd/client/go/cache"
 	"github.com/informerd/informerd/client/go/informerdv1"
+	"github.com/informerd/informerd/client/go/internal/retry"
 	"github.com/informerd/informerd/client/go/labels"
 )
 
@@ -137,10 +138,10 @@ func (inf *RemoteInformer) Lister() cache.Lister { return inf.store }
 
 func (inf *RemoteInformer) run(ctx context.Context) {
 	defer close(inf.done)
-	retry := newBackoff(inf.config.InitialBackoff, inf.config.MaxBackoff)
+	backoff := newBackoff(inf.config.InitialBackoff, inf.config.MaxBackoff)
 	resumeVersion := "" // empty: list first
 	for {
-		err := inf.watch(ctx, &resumeVersion, retry)
+		err := inf.watch(ctx, &resumeVersion, backoff)
 		if ctx.Err() != nil {
 			return
 		}
@@ -153,7 +154,7 @@ func (inf *RemoteInformer) run(ctx context.Context) {
 				continue
 			}
 		}
-		if !sleep(ctx, retry.next()) {
+		if !backoff.Wait(ctx) {
 			return
 		}
 	}
@@ -162,7 +163,7 @@ func (inf *RemoteInformer) run(ctx context.Context) {
 // watch runs one Watch stream until it fails, keeping *resumeVersion at the
 // last version applied to the cache. It lists first when *resumeVersion is
 // empty. It always returns an error: streams do not end cleanly.
-func (inf *RemoteInformer) watch(ctx context.Context, resumeVersion *string, retry *backoff) error {
+func (inf *RemoteInformer) watch(ctx context.Context, resumeVersion *string, backoff *retry.Backoff) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	listing := *resumeVersion == ""
@@ -187,7 +188,7 @@ func (inf *RemoteInformer) watch(ctx context.Context, resumeVersion *string, ret
 		if err != nil {
 			return err
 		}
-		retry.reset()
+		backoff.Reset()
 		if listing {
 			if event.GetType() == informerdv1.WatchEvent_BOOKMARK && event.GetInitialEventsEnd() {
 				inf.applyListing(listed)
@@ -285,16 +286,4 @@ func (inf *RemoteInformer) reportError(err error) {
 		return
 	}
 	log.Printf("informer %s: %v", inf.config.Resource.GetResource(), err)
-}
-
-// sleep waits for d or until ctx is done; false if ctx is done.
-func sleep(ctx context.Context, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

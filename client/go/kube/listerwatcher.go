@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/informerd/informerd/client/go/informerdv1"
+	"github.com/informerd/informerd/client/go/internal/retry"
 )
 
 // ListerWatcher lists and watches one resource through informerd. It is a
@@ -165,13 +166,13 @@ func (lw *ListerWatcher) ListWithContext(ctx context.Context, options metav1.Lis
 	if err != nil {
 		return nil, err
 	}
-	retry := newBackoff(lw.retryInitial, lw.retryMax)
+	backoff := retry.NewBackoff(lw.retryInitial, lw.retryMax)
 	for {
 		resp, err := lw.client.List(ctx, req, grpc.WaitForReady(true))
 		if err == nil {
 			return lw.codec.list(resp)
 		}
-		if !transient(err) || !retry.wait(ctx) {
+		if !transient(err) || !backoff.Wait(ctx) {
 			return nil, lw.wrap("list", err)
 		}
 	}

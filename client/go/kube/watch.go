@@ -14,6 +14,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/informerd/informerd/client/go/internal/retry"
+
 	"github.com/informerd/informerd/client/go/informerdv1"
 )
 
@@ -122,9 +124,9 @@ func (w *watcher) run(ctx context.Context, lw *ListerWatcher, plan *watchPlan) {
 	defer w.cancel()
 	req := plan.req
 	state := watchState{initial: req.SendInitialEvents, resumeRV: req.ResourceVersion}
-	retry := newBackoff(lw.retryInitial, lw.retryMax)
+	backoff := retry.NewBackoff(lw.retryInitial, lw.retryMax)
 	for {
-		err := w.stream(ctx, lw, plan, req, &state, retry)
+		err := w.stream(ctx, lw, plan, req, &state, backoff)
 		if ctx.Err() != nil {
 			return
 		}
@@ -138,7 +140,7 @@ func (w *watcher) run(ctx context.Context, lw *ListerWatcher, plan *watchPlan) {
 				resumed.SendInitialEvents, resumed.ResourceVersion = false, state.resumeRV
 				req = resumed
 			}
-			if !retry.wait(ctx) {
+			if !backoff.Wait(ctx) {
 				return
 			}
 			continue
@@ -149,7 +151,7 @@ func (w *watcher) run(ctx context.Context, lw *ListerWatcher, plan *watchPlan) {
 }
 
 // stream runs one Watch call until it fails.
-func (w *watcher) stream(ctx context.Context, lw *ListerWatcher, plan *watchPlan, req *informerdv1.WatchRequest, state *watchState, retry *backoff) error {
+func (w *watcher) stream(ctx context.Context, lw *ListerWatcher, plan *watchPlan, req *informerdv1.WatchRequest, state *watchState, backoff *retry.Backoff) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stream, err := lw.client.Watch(ctx, req, grpc.WaitForReady(true))
@@ -161,7 +163,7 @@ func (w *watcher) stream(ctx context.Context, lw *ListerWatcher, plan *watchPlan
 		if err != nil {
 			return err
 		}
-		retry.reset()
+		backoff.Reset()
 		var out watch.Event
 		switch ev.GetType() {
 		case informerdv1.WatchEvent_BOOKMARK:
