@@ -119,16 +119,10 @@ int ListObjects(const CommandLine& line, informerd::v1::Cache::Stub* stub,
 }  // namespace
 
 int RunGet(const CommandLine& line) {
-  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
-      client::Connect(line.connection);
-  if (!channel.ok()) return ReportError(channel.status());
-  std::unique_ptr<informerd::v1::Cache::Stub> stub =
-      informerd::v1::Cache::NewStub(*channel);
-  absl::StatusOr<informerd::v1::ResourceStatus> resource = LookUpResource(
-      stub.get(), line.connection, line.resource_arg, line.resource);
-  if (!resource.ok()) return ReportError(resource.status());
-  if (!line.name.empty()) return GetOne(line, stub.get(), *resource);
-  return ListObjects(line, stub.get(), *resource);
+  absl::StatusOr<ResourceTarget> target = ConnectToResource(line);
+  if (!target.ok()) return ReportError(target.status());
+  if (!line.name.empty()) return GetOne(line, target->stub.get(), target->resource);
+  return ListObjects(line, target->stub.get(), target->resource);
 }
 
 }  // namespace informerctl

@@ -76,5 +76,17 @@ std::string RequestNamespace(const CommandLine& line, bool namespaced) {
   return line.namespace_name.empty() ? "default" : line.namespace_name;
 }
 
+absl::StatusOr<ResourceTarget> ConnectToResource(const CommandLine& line) {
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = client::Connect(line.connection);
+  if (!channel.ok()) return channel.status();
+  ResourceTarget target;
+  target.stub = informerd::v1::Cache::NewStub(*channel);
+  absl::StatusOr<informerd::v1::ResourceStatus> resource =
+      LookUpResource(target.stub.get(), line.connection, line.resource_arg, line.resource);
+  if (!resource.ok()) return resource.status();
+  target.resource = *std::move(resource);
+  return target;
+}
+
 }  // namespace informerctl
 }  // namespace informerd

@@ -5,6 +5,7 @@
 #ifndef INFORMERD_CLIENT_CPP_INFORMERCTL_RESOURCE_LOOKUP_H_
 #define INFORMERD_CLIENT_CPP_INFORMERCTL_RESOURCE_LOOKUP_H_
 
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -37,6 +38,14 @@ absl::StatusOr<informerd::v1::ResourceStatus> LookUpResource(
 
 absl::StatusOr<informerd::v1::ListResourcesResponse> FetchResources(
     informerd::v1::Cache::Stub* stub, const client::ConnectionOptions& options);
+
+// A stub on a channel to line.connection, and the resource line names as
+// the server serves it: what get and watch start from.
+struct ResourceTarget {
+  std::unique_ptr<informerd::v1::Cache::Stub> stub;
+  informerd::v1::ResourceStatus resource;
+};
+absl::StatusOr<ResourceTarget> ConnectToResource(const CommandLine& line);
 
 // kubectl's rule: cluster-scoped resources and -A mean no namespace; else -n,
 // defaulting to "default".

@@ -27,14 +27,10 @@ int RunWatch(const CommandLine& line) {
   InterruptWatcher interrupts;
   // Until the stream is open there is nothing to end cleanly.
   interrupts.SetOnInterrupt([] { std::_Exit(kExitOk); });
-  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
-      client::Connect(line.connection);
-  if (!channel.ok()) return ReportError(channel.status());
-  std::unique_ptr<informerd::v1::Cache::Stub> stub =
-      informerd::v1::Cache::NewStub(*channel);
-  absl::StatusOr<informerd::v1::ResourceStatus> resource = LookUpResource(
-      stub.get(), line.connection, line.resource_arg, line.resource);
-  if (!resource.ok()) return ReportError(resource.status());
+  absl::StatusOr<ResourceTarget> target = ConnectToResource(line);
+  if (!target.ok()) return ReportError(target.status());
+  informerd::v1::Cache::Stub* const stub = target->stub.get();
+  const informerd::v1::ResourceStatus* const resource = &target->resource;
 
   informerd::v1::WatchRequest request;
   *request.mutable_resource() = resource->resource();
