@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
@@ -62,26 +63,37 @@ std::vector<std::string> Strings(const rapidjson::Value& value) {
   return out;
 }
 
-}  // namespace
-
-absl::StatusOr<UserInfo> KubeReviewer::ReviewToken(std::string_view token) {
+// POSTs a review ({apiVersion, kind, spec}, the spec's members written by
+// `write_spec`) to `path`; the response's status object, or an error naming
+// the review kind.
+absl::StatusOr<const rapidjson::Value*> PostReview(
+    kube::RestClient* client, const char* path, std::string_view api_version, const char* kind,
+    absl::FunctionRef<void(Writer&)> write_spec, rapidjson::Document* doc) {
   rapidjson::StringBuffer body;
   Writer writer(body);
   writer.StartObject();
-  Member(writer, "apiVersion", "authentication.k8s.io/v1");
-  Member(writer, "kind", "TokenReview");
+  Member(writer, "apiVersion", api_version);
+  Member(writer, "kind", kind);
   Key(writer, "spec");
   writer.StartObject();
-  Member(writer, "token", token);
+  write_spec(writer);
   writer.EndObject();
   writer.EndObject();
   absl::StatusOr<kube::HttpResponse> response =
-      client_->Post(kTokenReviewPath, body.GetString(), "application/json");
+      client->Post(path, body.GetString(), "application/json");
   if (!response.ok()) {
-    return absl::UnavailableError(absl::StrCat("TokenReview: ", response.status().message()));
+    return absl::UnavailableError(absl::StrCat(kind, ": ", response.status().message()));
   }
+  return ReviewStatus(*response, kind, doc);
+}
+
+}  // namespace
+
+absl::StatusOr<UserInfo> KubeReviewer::ReviewToken(std::string_view token) {
   rapidjson::Document doc;
-  absl::StatusOr<const rapidjson::Value*> status = ReviewStatus(*response, "TokenReview", &doc);
+  absl::StatusOr<const rapidjson::Value*> status = PostReview(
+      client_, kTokenReviewPath, "authentication.k8s.io/v1", "TokenReview",
+      [&](Writer& writer) { Member(writer, "token", token); }, &doc);
   if (!status.ok()) return status.status();
   if (!BoolMember(**status, "authenticated")) {
     return absl::UnauthenticatedError(absl::StrCat("TokenReview: not authenticated: ",
@@ -111,47 +123,35 @@ absl::StatusOr<UserInfo> KubeReviewer::ReviewToken(std::string_view token) {
 
 absl::StatusOr<bool> KubeReviewer::ReviewAccess(const UserInfo& user,
                                                 const ResourceAttributes& attributes) {
-  rapidjson::StringBuffer body;
-  Writer writer(body);
-  writer.StartObject();
-  Member(writer, "apiVersion", "authorization.k8s.io/v1");
-  Member(writer, "kind", "SubjectAccessReview");
-  Key(writer, "spec");
-  writer.StartObject();
-  Key(writer, "resourceAttributes");
-  writer.StartObject();
-  Member(writer, "verb", attributes.verb);
-  Member(writer, "group", attributes.group);
-  Member(writer, "resource", attributes.resource);
-  if (!attributes.namespace_.empty()) Member(writer, "namespace", attributes.namespace_);
-  if (!attributes.name.empty()) Member(writer, "name", attributes.name);
-  writer.EndObject();
-  Member(writer, "user", user.username);
-  if (!user.uid.empty()) Member(writer, "uid", user.uid);
-  Key(writer, "groups");
-  writer.StartArray();
-  for (const std::string& group : user.groups) String(writer, group);
-  writer.EndArray();
-  Key(writer, "extra");
-  writer.StartObject();
-  for (const auto& [name, values] : user.extra) {
-    Key(writer, name);
-    writer.StartArray();
-    for (const std::string& value : values) String(writer, value);
-    writer.EndArray();
-  }
-  writer.EndObject();
-  writer.EndObject();
-  writer.EndObject();
-  absl::StatusOr<kube::HttpResponse> response =
-      client_->Post(kAccessReviewPath, body.GetString(), "application/json");
-  if (!response.ok()) {
-    return absl::UnavailableError(
-        absl::StrCat("SubjectAccessReview: ", response.status().message()));
-  }
   rapidjson::Document doc;
-  absl::StatusOr<const rapidjson::Value*> status =
-      ReviewStatus(*response, "SubjectAccessReview", &doc);
+  absl::StatusOr<const rapidjson::Value*> status = PostReview(
+      client_, kAccessReviewPath, "authorization.k8s.io/v1", "SubjectAccessReview",
+      [&](Writer& writer) {
+        Key(writer, "resourceAttributes");
+        writer.StartObject();
+        Member(writer, "verb", attributes.verb);
+        Member(writer, "group", attributes.group);
+        Member(writer, "resource", attributes.resource);
+        if (!attributes.namespace_.empty()) Member(writer, "namespace", attributes.namespace_);
+        if (!attributes.name.empty()) Member(writer, "name", attributes.name);
+        writer.EndObject();
+        Member(writer, "user", user.username);
+        if (!user.uid.empty()) Member(writer, "uid", user.uid);
+        Key(writer, "groups");
+        writer.StartArray();
+        for (const std::string& group : user.groups) String(writer, group);
+        writer.EndArray();
+        Key(writer, "extra");
+        writer.StartObject();
+        for (const auto& [name, values] : user.extra) {
+          Key(writer, name);
+          writer.StartArray();
+          for (const std::string& value : values) String(writer, value);
+          writer.EndArray();
+        }
+        writer.EndObject();
+      },
+      &doc);
   if (!status.ok()) return status.status();
   return BoolMember(**status, "allowed") && !BoolMember(**status, "denied");
 }
