@@ -91,6 +91,7 @@ absl::Status Server::StartAll() {
   int bound_port = 0;
   builder.AddListeningPort(options_.grpc_address, *credentials, &bound_port);
   builder.RegisterService(cache_service_.get());
+  builder.SetMaxReceiveMessageSize(service::CacheService::kMaxRequestBytes);
   grpc_server_ = builder.BuildAndStart();
   if (grpc_server_ == nullptr || bound_port == 0) {
     return absl::InvalidArgumentError(

@@ -175,18 +175,8 @@ grpc::Status CacheService::DoList(const Caller& caller, const grpc::ByteBuffer& 
   if (grpc::Status status = ParseRequest(buffer, &request); !status.ok()) return status;
   absl::StatusOr<ServedResource*> resource = registry_->Find(request.resource());
   if (!resource.ok()) return ToGrpc(resource.status());
-  if (grpc::Status status = Authorize(caller, **resource, {"list", "", "", request.namespace_(), ""},
-                                      "List");
-      !status.ok()) {
-    return status;
-  }
-  bool per_identity = false;
-  absl::StatusOr<limits::ConcurrencyLimiter::Permit> permit =
-      list_limiter_.Acquire(caller.identity, &per_identity);
-  if (!permit.ok()) {
-    metrics_->RequestRejected("List", per_identity ? "identity_limit" : "global_limit");
-    return ToGrpc(permit.status());
-  }
+  // Every field is validated (and bounded) before any of it reaches a
+  // SubjectAccessReview or a cache key.
   absl::StatusOr<cache::Filter> filter =
       MakeFilter(**resource, {request.namespace_(), request.label_selector(),
                               request.field_selector(), request.index_name(),
@@ -204,10 +194,24 @@ grpc::Status CacheService::DoList(const Caller& caller, const grpc::ByteBuffer& 
     absl::StatusOr<ContinuePoint> decoded = DecodeContinueToken(request.continue_token());
     if (!decoded.ok()) return ToGrpc(decoded.status());
     point = *std::move(decoded);
-  } else if (grpc::Status status =
-                 AwaitVersion(**resource, min_version, options_.version_wait);
-             !status.ok()) {
+  }
+  if (grpc::Status status = Authorize(caller, **resource, {"list", "", "", request.namespace_(), ""},
+                                      "List");
+      !status.ok()) {
     return status;
+  }
+  bool per_identity = false;
+  absl::StatusOr<limits::ConcurrencyLimiter::Permit> permit =
+      list_limiter_.Acquire(caller.identity, &per_identity);
+  if (!permit.ok()) {
+    metrics_->RequestRejected("List", per_identity ? "identity_limit" : "global_limit");
+    return ToGrpc(permit.status());
+  }
+  if (request.continue_token().empty()) {
+    if (grpc::Status status = AwaitVersion(**resource, min_version, options_.version_wait);
+        !status.ok()) {
+      return status;
+    }
   }
   absl::StatusOr<informer::Informer::Page> page = (*resource)->informer->List(
       *filter, point.resource_version, point.last_key, static_cast<size_t>(request.limit()),
@@ -304,6 +308,16 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const grpc::ByteBuff
   absl::StatusOr<ServedResource*> found = registry_->Find(request.resource());
   if (!found.ok()) return ToGrpc(found.status());
   ServedResource& resource = **found;
+  // Validated before authorization, as for List.
+  absl::StatusOr<cache::Filter> filter = MakeFilter(
+      resource, {request.namespace_(), request.label_selector(), request.field_selector(), "", ""});
+  if (!filter.ok()) return ToGrpc(filter.status());
+  if (grpc::Status status = CheckProjection(request.projection()); !status.ok()) return status;
+  uint64_t version = 0;
+  if (grpc::Status status = ParseVersion(request.resource_version(), "resource_version", &version);
+      !status.ok()) {
+    return status;
+  }
   auth::ResourceAttributes attributes{"watch", resource.info.group, resource.info.resource,
                                       request.namespace_(), ""};
   if (grpc::Status status = Authorize(caller, resource, attributes, "Watch"); !status.ok()) {
@@ -315,15 +329,6 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const grpc::ByteBuff
   if (!permit.ok()) {
     metrics_->RequestRejected("Watch", per_identity ? "identity_limit" : "global_limit");
     return ToGrpc(permit.status());
-  }
-  absl::StatusOr<cache::Filter> filter = MakeFilter(
-      resource, {request.namespace_(), request.label_selector(), request.field_selector(), "", ""});
-  if (!filter.ok()) return ToGrpc(filter.status());
-  if (grpc::Status status = CheckProjection(request.projection()); !status.ok()) return status;
-  uint64_t version = 0;
-  if (grpc::Status status = ParseVersion(request.resource_version(), "resource_version", &version);
-      !status.ok()) {
-    return status;
   }
   if (grpc::Status status = AwaitVersion(resource, version, options_.version_wait);
       !status.ok()) {

@@ -58,6 +58,13 @@ using RawCacheService = v1::Cache::WithRawCallbackMethod_List<
 
 class CacheService final : public RawCacheService {
  public:
+  // The largest request a server hosting this service accepts
+  // (grpc::ServerBuilder::SetMaxReceiveMessageSize): requests are a few
+  // names, selectors and a continue token, so anything near gRPC's 4 MiB
+  // default is an attempt to make the server (and the error it answers)
+  // carry it.
+  static constexpr int kMaxRequestBytes = 64 << 10;
+
   CacheService(const ResourceRegistry* registry, metrics::Metrics* metrics,
                CacheServiceOptions options);
 

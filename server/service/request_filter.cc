@@ -17,6 +17,14 @@ bool IsDnsLabel(const std::string& text) {
   return true;
 }
 
+// `text` quoted for an error message, cut to its first 64 bytes: errors
+// name what was wrong without carrying (or echoing) an unbounded request.
+std::string Quoted(const std::string& text) {
+  constexpr size_t kShown = 64;
+  if (text.size() <= kShown) return absl::StrCat("\"", text, "\"");
+  return absl::StrCat("\"", text.substr(0, kShown), "...\" (", text.size(), " bytes)");
+}
+
 }  // namespace
 
 absl::StatusOr<cache::Filter> MakeFilter(const ServedResource& resource,
@@ -29,8 +37,8 @@ absl::StatusOr<cache::Filter> MakeFilter(const ServedResource& resource,
     }
     if (!IsDnsLabel(request.namespace_)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "namespace: \"", request.namespace_,
-          "\" is not a valid namespace name (lower case letters, digits and '-', at most 63)"));
+          "namespace: ", Quoted(request.namespace_),
+          " is not a valid namespace name (lower case letters, digits and '-', at most 63)"));
     }
     filter.namespace_ = request.namespace_;
   }
@@ -44,7 +52,7 @@ absl::StatusOr<cache::Filter> MakeFilter(const ServedResource& resource,
   for (const selector::FieldRequirement& requirement : fields->requirements()) {
     if (!resource.IsSelectableField(requirement.field)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "field_selector: field \"", requirement.field, "\" is not supported for ",
+          "field_selector: field ", Quoted(requirement.field), " is not supported for ",
           resource.DisplayName(),
           "; use metadata.name, metadata.namespace or a configured field index"));
     }
@@ -57,7 +65,7 @@ absl::StatusOr<cache::Filter> MakeFilter(const ServedResource& resource,
   } else if (request.index_name != "namespace" &&
              !resource.IsSelectableField(request.index_name)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "index_name: no index \"", request.index_name, "\" for ", resource.DisplayName()));
+        "index_name: no index ", Quoted(request.index_name), " for ", resource.DisplayName()));
   } else {
     filter.index_field = request.index_name;
     filter.index_value = request.index_value;

@@ -318,6 +318,28 @@ TEST_F(AuthTest, OversizedNamesNamespacesAndTokensAreInvalid) {
   EXPECT_EQ(status.error_message(), "continue_token: longer than 2048 bytes");
 }
 
+// Validation comes before authorization: a caller with no RBAC at all
+// learns its request is malformed, and the oversized field never reaches a
+// SubjectAccessReview. A request far past any legitimate size is refused by
+// gRPC itself, with an error of bounded size.
+TEST_F(AuthTest, MalformedRequestsAreRefusedBeforeAnyReview) {
+  const std::string& carol = (*identities_)[2].token;
+  const std::string long_namespace(3000, 'n');
+  grpc::Status listed = List(carol, long_namespace);
+  EXPECT_EQ(listed.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << listed.error_message();
+  EXPECT_LT(listed.error_message().size(), 400u);
+  grpc::Status got = Get(carol, long_namespace, "cm-a");
+  EXPECT_EQ(got.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << got.error_message();
+  grpc::Status watched = WatchStarts(carol, long_namespace);
+  EXPECT_EQ(watched.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << watched.error_message();
+  // Carol's RBAC still decides for well-formed requests.
+  EXPECT_EQ(List(carol, *n1_).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+
+  grpc::Status huge = List(carol, std::string(300000, 'n'));
+  EXPECT_EQ(huge.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << huge.error_message();
+  EXPECT_LT(huge.error_message().size(), 400u);
+}
+
 class LimitsTest : public ::testing::Test {};
 
 TEST_F(LimitsTest, WatchLimitPerIdentityLeavesOthersAlone) {
