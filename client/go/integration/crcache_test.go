@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"math/rand"
 	"reflect"
 	"sync"
 	"testing"
@@ -50,33 +49,8 @@ func (c *countingClient) count(p informerdv1.Projection) int {
 // metadata projection for the third), restricted to the cache's namespace and
 // label selector, and each converges to the apiserver's LIST.
 func TestControllerRuntimeCacheOverInformerd(t *testing.T) {
-	env := requireEnv(t)
-	api, err := newAPIServer(env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	namespace := fmt.Sprintf("go-crcache-%d", time.Now().UnixNano())
-	if err := api.createNamespace(namespace); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { api.call("DELETE", "/api/v1/namespaces/"+namespace, "", nil, nil) })
-	seed := time.Now().UnixNano()
-	t.Logf("namespace %s, seed %d", namespace, seed)
-	churn := &churner{api: api, namespace: namespace, random: rand.New(rand.NewSource(seed))}
-	for i := 0; i < 8; i++ {
-		if err := churn.create(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	server := newInformerd(t, env)
-	server.start(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	conn, err := connection.Dial(ctx, connection.Options{Addresses: []string{server.grpcAddress}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	lc := newLiveCluster(t, "go-crcache", 8, time.Now().UnixNano(), connection.Options{})
+	env, api, namespace, churn, ctx, cancel, conn := lc.env, lc.api, lc.namespace, lc.churn, lc.ctx, lc.cancel, lc.conn
 	counter := &countingClient{CacheClient: informerdv1.NewCacheClient(conn), watches: map[informerdv1.Projection]int{}}
 
 	restConfig, err := clientcmd.BuildConfigFromFlags("", env.kubeconfig)

@@ -133,33 +133,8 @@ func listerContent(lister cache.Lister) map[string]string {
 }
 
 func TestInformerConvergesThroughChurnAndServerRestart(t *testing.T) {
-	env := requireEnv(t)
-	api, err := newAPIServer(env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	namespace := fmt.Sprintf("go-client-e2e-%d", time.Now().UnixNano())
-	if err := api.createNamespace(namespace); err != nil {
-		t.Fatal(err)
-	}
-	seed := time.Now().UnixNano()
-	t.Logf("namespace %s, seed %d", namespace, seed)
-	churn := &churner{api: api, namespace: namespace, random: rand.New(rand.NewSource(seed))}
-	for i := 0; i < 10; i++ {
-		if err := churn.create(); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	server := newInformerd(t, env)
-	server.start(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	conn, err := connection.Dial(ctx, connection.Options{Addresses: []string{server.grpcAddress}, CallTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	lc := newLiveCluster(t, "go-client-e2e", 10, time.Now().UnixNano(), connection.Options{CallTimeout: 10 * time.Second})
+	api, namespace, churn, server, ctx, cancel, conn := lc.api, lc.namespace, lc.churn, lc.server, lc.ctx, lc.cancel, lc.conn
 	inf, err := informer.New(informerdv1.NewCacheClient(conn), informer.Config{
 		Resource:       &informerdv1.ResourceName{Resource: "configmaps"},
 		Namespace:      namespace,

@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"math/rand"
 	"reflect"
 	"sync"
 	"testing"
@@ -144,34 +143,8 @@ func waitFor(timeout time.Duration, cond func() bool) bool {
 // restarted on the same port, is caught up within 3s of the restarted
 // server's readiness, and ends equal to the apiserver's LIST.
 func TestSharedIndexInformerOverInformerd(t *testing.T) {
-	env := requireEnv(t)
-	api, err := newAPIServer(env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	namespace := fmt.Sprintf("go-kube-e2e-%d", time.Now().UnixNano())
-	if err := api.createNamespace(namespace); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { api.call("DELETE", "/api/v1/namespaces/"+namespace, "", nil, nil) })
-	seed := time.Now().UnixNano()
-	t.Logf("namespace %s, seed %d", namespace, seed)
-	churn := &churner{api: api, namespace: namespace, random: rand.New(rand.NewSource(seed))}
-	for i := 0; i < 10; i++ {
-		if err := churn.create(); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	server := newInformerd(t, env)
-	server.start(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	conn, err := connection.Dial(ctx, connection.Options{Addresses: []string{server.grpcAddress}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	lc := newLiveCluster(t, "go-kube-e2e", 10, time.Now().UnixNano(), connection.Options{})
+	api, namespace, churn, server, ctx, cancel, conn := lc.api, lc.namespace, lc.churn, lc.server, lc.ctx, lc.cancel, lc.conn
 	lw, err := kube.NewListerWatcher(informerdv1.NewCacheClient(conn), configMapsGVR, &corev1.ConfigMap{}, kube.WithNamespace(namespace))
 	if err != nil {
 		t.Fatal(err)
@@ -255,31 +228,8 @@ func TestSharedIndexInformerOverInformerd(t *testing.T) {
 // TestMetadataInformerOverInformerd: a metadata-only SharedIndexInformer
 // holds PartialObjectMetadata of kind ConfigMap matching the apiserver.
 func TestMetadataInformerOverInformerd(t *testing.T) {
-	env := requireEnv(t)
-	api, err := newAPIServer(env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	namespace := fmt.Sprintf("go-kube-meta-%d", time.Now().UnixNano())
-	if err := api.createNamespace(namespace); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { api.call("DELETE", "/api/v1/namespaces/"+namespace, "", nil, nil) })
-	churn := &churner{api: api, namespace: namespace, random: rand.New(rand.NewSource(1))}
-	for i := 0; i < 5; i++ {
-		if err := churn.create(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	server := newInformerd(t, env)
-	server.start(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	conn, err := connection.Dial(ctx, connection.Options{Addresses: []string{server.grpcAddress}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	lc := newLiveCluster(t, "go-kube-meta", 5, 1, connection.Options{})
+	api, namespace, churn, ctx, cancel, conn := lc.api, lc.namespace, lc.churn, lc.ctx, lc.cancel, lc.conn
 	lw, err := kube.NewMetadataListerWatcher(informerdv1.NewCacheClient(conn), configMapsGVR, "ConfigMap", kube.WithNamespace(namespace))
 	if err != nil {
 		t.Fatal(err)
