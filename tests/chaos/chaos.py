@@ -292,21 +292,7 @@ class Chaos:
         case.log(self.check(peak, "after %s" % name))
 
     def final_caches(self, case: TestCase) -> None:
-        errors = []
-        for client in self.clients:
-            lines = client.terminate()
-            want = self.api.list_configmaps(self.namespace)
-            errors += ["%s: %s" % (client.describe(), e) for e in harness.check_final_output(
-                lines, want, self.churn.never_removed(""))]
-            unknown = sum(1 for line in lines if line.endswith(" final-state-unknown"))
-            case.log("%s: %d lines, %d objects, %d final-state-unknown deletes"
-                     % (client.describe(), len(lines), len(want), unknown))
-        if errors:
-            raise HarnessError("%d invariant violations:\n  %s"
-                               % (len(errors), "\n  ".join(errors)))
-        status = self.server.stop()
-        if status != 0:
-            raise HarnessError("informerd exited with status %s after SIGTERM" % status)
+        harness.finish_clients(self.clients, self.api, self.churn, self.server, case.log)
 
 
 # The reflector's backoff grows with each upstream failure and resets only

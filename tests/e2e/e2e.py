@@ -99,23 +99,7 @@ def run_language(lang: str, args: argparse.Namespace, workdir: str, seed: int,
         churn.random_ops(args.ops)
         harness.wait_quiescent(clients, api, churn, args.settle_timeout, "after the restart")
 
-        errors = []
-        for client in clients:
-            lines = client.terminate()
-            want = api.list_configmaps(namespace, client.label_selector)
-            found = harness.check_final_output(
-                lines, want, churn.never_removed(client.label_selector), client.reconciles)
-            errors += ["%s: %s" % (client.describe(), e) for e in found]
-            unknown = sum(1 for line in lines if line.endswith(" final-state-unknown"))
-            case.log("%s: %d lines, %d objects, %d final-state-unknown deletes"
-                     % (client.describe(), len(lines), len(want), unknown))
-        if errors:
-            raise HarnessError("%d invariant violations:\n  %s"
-                               % (len(errors), "\n  ".join(errors)))
-        status = server.stop()
-        if status != 0:
-            raise HarnessError("informerd exited with status %s after SIGTERM; log tail:\n%s"
-                               % (status, harness.tail(server.log_path)))
+        harness.finish_clients(clients, api, churn, server, case.log)
     finally:
         for client in clients:
             client.kill()

@@ -538,6 +538,29 @@ def check_final_output(lines: Sequence[str], want: Dict[str, str],
     return errors
 
 
+def finish_clients(clients: List[ExampleClient], api: ApiServer, churn: "Churn",
+                   server: "Informerd", log: Callable[[str], None]) -> None:
+    """The end of a run: SIGTERM every client, check its whole output
+    against the apiserver's LIST (check_final_output), then stop informerd,
+    which must exit 0. HarnessError listing every violation."""
+    errors = []
+    for client in clients:
+        lines = client.terminate()
+        want = api.list_configmaps(churn.namespace, client.label_selector)
+        found = check_final_output(lines, want, churn.never_removed(client.label_selector),
+                                   client.reconciles)
+        errors += ["%s: %s" % (client.describe(), e) for e in found]
+        unknown = sum(1 for line in lines if line.endswith(" final-state-unknown"))
+        log("%s: %d lines, %d objects, %d final-state-unknown deletes"
+            % (client.describe(), len(lines), len(want), unknown))
+    if errors:
+        raise HarnessError("%d invariant violations:\n  %s" % (len(errors), "\n  ".join(errors)))
+    status = server.stop()
+    if status != 0:
+        raise HarnessError("informerd exited with status %s after SIGTERM; log tail:\n%s"
+                           % (status, tail(server.log_path)))
+
+
 def handler_state_matches(client: ExampleClient, want: Dict[str, str]) -> bool:
     r = replay_lines(client.lines())
     if r.state != want:
