@@ -5,14 +5,14 @@
 #
 # Usage: hack/check-layering.sh [--junit PATH]
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 junit=""
 case "${1:-}" in
   --junit) junit="${2:?--junit needs a path}" ;;
   "") ;;
   *) echo "usage: hack/check-layering.sh [--junit PATH]" >&2; exit 2 ;;
 esac
-cd "$root"
+cd "$INFORMERD_ROOT"
 
 # name|query whose answer must be empty|what it means when it is not
 rules=(
@@ -30,16 +30,13 @@ for rule in "${rules[@]}"; do
     failures=$((failures + 1))
     echo "layering: $name: $meaning:" >&2
     echo "$found" | sed 's/^/  /' >&2
-    body="$(echo "$found" | sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g')"
-    cases+="  <testcase classname=\"layering\" name=\"$name\"><failure message=\"$meaning\">$body</failure></testcase>"$'\n'
+    cases+="$(informerd::junit_case layering "$name" 0 "$meaning" "$found")"$'\n'
   else
     echo "layering: $name: ok"
-    cases+="  <testcase classname=\"layering\" name=\"$name\"/>"$'\n'
+    cases+="$(informerd::junit_case layering "$name" 0)"$'\n'
   fi
 done
 if [[ -n "$junit" ]]; then
-  mkdir -p "$(dirname "$junit")"
-  printf '<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="layering" tests="%d" failures="%d">\n%s</testsuite>\n' \
-    "${#rules[@]}" "$failures" "$cases" >"$junit"
+  informerd::junit_write "$junit" layering "${#rules[@]}" "$failures" "$cases"
 fi
 ((failures == 0))

@@ -188,3 +188,30 @@ informerd::stop_pid() {
 informerd::pid_gone() {
   [[ ! -e "/proc/$1" ]] || [[ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" == Z ]]
 }
+
+# JUnit XML for suites written in shell (one <testsuite>).
+# informerd::junit_case CLASS NAME SECONDS [FAILURE_MESSAGE [DETAIL]]
+#   prints one <testcase>: passed without FAILURE_MESSAGE, else failed with
+#   it and DETAIL (e.g. a log tail).
+# informerd::junit_write PATH SUITE TESTS FAILURES CASES
+#   writes the suite, the cases being the concatenated junit_case outputs.
+informerd::xml_escape() {
+  sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g' <<<"$1"
+}
+
+informerd::junit_case() {
+  local class="$1" name="$2" seconds="$3"
+  if (($# < 4)); then
+    printf '  <testcase classname="%s" name="%s" time="%s"/>\n' "$class" "$name" "$seconds"
+    return
+  fi
+  printf '  <testcase classname="%s" name="%s" time="%s"><failure message="%s">%s</failure></testcase>\n' \
+    "$class" "$name" "$seconds" "$(informerd::xml_escape "$4")" "$(informerd::xml_escape "${5:-}")"
+}
+
+informerd::junit_write() {
+  local path="$1" suite="$2" tests="$3" failures="$4" cases="$5"
+  mkdir -p "$(dirname "$path")"
+  printf '<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="%s" tests="%d" failures="%d">\n%s</testsuite>\n' \
+    "$suite" "$tests" "$failures" "$cases" >"$path"
+}

@@ -9,6 +9,7 @@
 # the dependencies; a crash leaves its input under $out_dir/<target>/.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+source hack/lib.sh
 
 seconds=20
 junit=""
@@ -68,18 +69,16 @@ for name in $(printf '%s\n' "${!targets[@]}" | sort); do
     "$binary" -max_total_time="$seconds" -max_len=4096 \
       -artifact_prefix="$out_dir/$name.crashes/" "$out_dir/$name.corpus" >>"$log" 2>&1; then
     echo "PASS $name"
-    cases+="  <testcase classname=\"fuzz\" name=\"$name\" time=\"$(( $(date +%s) - start ))\"/>"$'\n'
+    cases+="$(informerd::junit_case fuzz "$name" $(( $(date +%s) - start )))"$'\n'
   else
     echo "FAIL $name (log: $log)"
     failures=$((failures + 1))
-    detail="$(tail -n 30 "$log" | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g')"
-    cases+="  <testcase classname=\"fuzz\" name=\"$name\" time=\"$(( $(date +%s) - start ))\"><failure message=\"fuzzer failed; log: $log\">$detail</failure></testcase>"$'\n'
+    cases+="$(informerd::junit_case fuzz "$name" $(( $(date +%s) - start )) \
+      "fuzzer failed; log: $log" "$(tail -n 30 "$log")")"$'\n'
   fi
 done
 
 if [[ -n "$junit" ]]; then
-  mkdir -p "$(dirname "$junit")"
-  printf '<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="fuzz" tests="%d" failures="%d">\n%s</testsuite>\n' \
-    "${#targets[@]}" "$failures" "$cases" >"$junit"
+  informerd::junit_write "$junit" fuzz "${#targets[@]}" "$failures" "$cases"
 fi
 [[ $failures -eq 0 ]]
