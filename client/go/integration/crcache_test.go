@@ -122,11 +122,7 @@ func TestControllerRuntimeCacheOverInformerd(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	for i := 0; i < 30; i++ {
-		if err := churn.step(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	churn.steps(t, 30)
 	all, err := api.listConfigMaps(namespace)
 	if err != nil {
 		t.Fatal(err)

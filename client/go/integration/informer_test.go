@@ -104,6 +104,16 @@ func (c *churner) deleteOne() error {
 }
 
 // step makes one random change, keeping between 5 and 40 objects.
+// steps makes n random changes (step), failing the test on an error.
+func (c *churner) steps(t *testing.T, n int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		if err := c.step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func (c *churner) step() error {
 	switch r := c.random.Intn(10); {
 	case len(c.existing) < 5 || (r < 4 && len(c.existing) < 40):
@@ -165,11 +175,7 @@ func TestInformerConvergesThroughChurnAndServerRestart(t *testing.T) {
 		t.Errorf("after sync the cache holds %d objects, want 10", got)
 	}
 
-	for i := 0; i < 60; i++ {
-		if err := churn.step(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	churn.steps(t, 60)
 	// Changes while informerd is down reach the informer only through a
 	// relist; deletes among them must come out as final-state-unknown.
 	server.stop(t)
@@ -182,11 +188,7 @@ func TestInformerConvergesThroughChurnAndServerRestart(t *testing.T) {
 		}
 	}
 	server.start(t)
-	for i := 0; i < 60; i++ {
-		if err := churn.step(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	churn.steps(t, 60)
 
 	listed, err := api.listConfigMaps(namespace)
 	if err != nil {

@@ -177,17 +177,9 @@ func TestSharedIndexInformerOverInformerd(t *testing.T) {
 		t.Errorf("after sync the store holds %d objects, want 10", n)
 	}
 
-	for i := 0; i < 40; i++ {
-		if err := churn.step(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	churn.steps(t, 40)
 	server.kill(t)
-	for i := 0; i < 5; i++ {
-		if err := churn.step(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	churn.steps(t, 5)
 	server.start(t)
 	ready := time.Now()
 	listed, err := api.listConfigMaps(namespace)
@@ -200,11 +192,7 @@ func TestSharedIndexInformerOverInformerd(t *testing.T) {
 	}
 	t.Logf("caught up %v after informerd's readiness", time.Since(ready))
 
-	for i := 0; i < 40; i++ {
-		if err := churn.step(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	churn.steps(t, 40)
 	if listed, err = api.listConfigMaps(namespace); err != nil {
 		t.Fatal(err)
 	}
@@ -244,11 +232,7 @@ func TestMetadataInformerOverInformerd(t *testing.T) {
 		cancel()
 		<-done
 	}()
-	for i := 0; i < 10; i++ {
-		if err := churn.step(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	churn.steps(t, 10)
 	listed, err := api.listConfigMaps(namespace)
 	if err != nil {
 		t.Fatal(err)
