@@ -144,7 +144,7 @@ func waitFor(timeout time.Duration, cond func() bool) bool {
 // server's readiness, and ends equal to the apiserver's LIST.
 func TestSharedIndexInformerOverInformerd(t *testing.T) {
 	lc := newLiveCluster(t, "go-kube-e2e", 10, time.Now().UnixNano(), connection.Options{})
-	api, namespace, churn, server, ctx, cancel, conn := lc.api, lc.namespace, lc.churn, lc.server, lc.ctx, lc.cancel, lc.conn
+	api, namespace, churn, server, ctx, conn := lc.api, lc.namespace, lc.churn, lc.server, lc.ctx, lc.conn
 	lw, err := kube.NewListerWatcher(informerdv1.NewCacheClient(conn), configMapsGVR, &corev1.ConfigMap{}, kube.WithNamespace(namespace))
 	if err != nil {
 		t.Fatal(err)
@@ -155,15 +155,7 @@ func TestSharedIndexInformerOverInformerd(t *testing.T) {
 	if _, err := informer.AddEventHandler(mirror.handlers()); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		informer.RunWithContext(ctx)
-	}()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	runUntilTestEnds(t, lc, informer)
 	syncCtx, syncCancel := context.WithTimeout(ctx, 30*time.Second)
 	defer syncCancel()
 	if !toolscache.WaitForCacheSync(syncCtx.Done(), informer.HasSynced) {
@@ -217,21 +209,13 @@ func TestSharedIndexInformerOverInformerd(t *testing.T) {
 // holds PartialObjectMetadata of kind ConfigMap matching the apiserver.
 func TestMetadataInformerOverInformerd(t *testing.T) {
 	lc := newLiveCluster(t, "go-kube-meta", 5, 1, connection.Options{})
-	api, namespace, churn, ctx, cancel, conn := lc.api, lc.namespace, lc.churn, lc.ctx, lc.cancel, lc.conn
+	api, namespace, churn, conn := lc.api, lc.namespace, lc.churn, lc.conn
 	lw, err := kube.NewMetadataListerWatcher(informerdv1.NewCacheClient(conn), configMapsGVR, "ConfigMap", kube.WithNamespace(namespace))
 	if err != nil {
 		t.Fatal(err)
 	}
 	informer := toolscache.NewSharedIndexInformer(lw, &metav1.PartialObjectMetadata{}, 0, toolscache.Indexers{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		informer.RunWithContext(ctx)
-	}()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	runUntilTestEnds(t, lc, informer)
 	churn.steps(t, 10)
 	listed, err := api.listConfigMaps(namespace)
 	if err != nil {
@@ -247,4 +231,18 @@ func TestMetadataInformerOverInformerd(t *testing.T) {
 			t.Errorf("%s/%s: GVK %v labels %v", m.Namespace, m.Name, m.GroupVersionKind(), m.Labels)
 		}
 	}
+}
+
+// runUntilTestEnds runs a client-go informer until the test ends, then
+// stops it (cancelling the cluster's context) and waits for it to return.
+func runUntilTestEnds(t *testing.T, lc *liveCluster, informer toolscache.SharedIndexInformer) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		informer.RunWithContext(lc.ctx)
+	}()
+	t.Cleanup(func() {
+		lc.cancel()
+		<-done
+	})
 }
