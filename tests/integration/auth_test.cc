@@ -66,6 +66,17 @@ void AwaitApiStatus(kube::RestClient& client, const std::string& path, int want)
   }
 }
 
+// A ClusterRole "PREFIX-reader" with ReaderRules, bound to bob as
+// "PREFIX-bob" (removed by DeleteClusterGrant(PREFIX)).
+void GrantBobClusterRead(const std::string& prefix) {
+  ApiSend("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+          absl::StrCat(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",)",
+                       R"("metadata":{"name":")", prefix, R"(-reader"},)", ReaderRules(), "}"));
+  ApiSend("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+          BindingBody("ClusterRoleBinding", prefix + "-bob", "ClusterRole", prefix + "-reader",
+                      "bob"));
+}
+
 class AuthTest : public ::testing::Test {
  protected:
   struct Identity {
@@ -82,12 +93,7 @@ class AuthTest : public ::testing::Test {
     // Cluster-scoped RBAC objects are shared with other engineers' tests:
     // named after this run's unique namespace.
     std::string prefix = absl::StrCat("informerd-", *n1_);
-    ApiSend("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
-            absl::StrCat(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",)",
-                         R"("metadata":{"name":")", prefix, R"(-reader"},)", ReaderRules(), "}"));
-    ApiSend("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
-            BindingBody("ClusterRoleBinding", prefix + "-bob", "ClusterRole", prefix + "-reader",
-                        "bob"));
+    GrantBobClusterRead(prefix);
     CreateRole(*n1_, "reader");
     ApiSend("POST",
             absl::StrCat("/apis/rbac.authorization.k8s.io/v1/namespaces/", *n1_, "/rolebindings"),
@@ -354,12 +360,7 @@ TEST_F(LimitsTest, WatchLimitPerIdentityLeavesOthersAlone) {
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
   std::string prefix = absl::StrCat("informerd-", ns);
-  ApiSend("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
-          absl::StrCat(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",)",
-                       R"("metadata":{"name":")", prefix, R"(-reader"},)", ReaderRules(), "}"));
-  ApiSend("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
-          BindingBody("ClusterRoleBinding", prefix + "-bob", "ClusterRole", prefix + "-reader",
-                      "bob"));
+  GrantBobClusterRead(prefix);
   CreateConfigMap(ns, "seed", {});
   std::unique_ptr<kube::RestClient> bob_client = ClientWithToken(bob);
   AwaitApiStatus(*bob_client, absl::StrCat("/api/v1/namespaces/", ns, "/configmaps"), 200);
