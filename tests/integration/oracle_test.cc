@@ -100,8 +100,9 @@ std::vector<Item> ApiList(const std::string& ns, const std::string& selector, st
   return items;
 }
 
-std::vector<Item> InformerdList(InProcessServer& server, const std::string& ns,
-                                const std::string& selector, const std::string& min_rv) {
+// One List of configmaps in `ns`; fails the test unless OK.
+v1::ListResponse InformerdListResponse(InProcessServer& server, const std::string& ns,
+                                       const std::string& selector, const std::string& min_rv) {
   v1::ListRequest request;
   request.mutable_resource()->set_resource("configmaps");
   request.set_namespace_(ns);
@@ -111,6 +112,12 @@ std::vector<Item> InformerdList(InProcessServer& server, const std::string& ns,
   grpc::ClientContext context;
   grpc::Status status = server.stub().List(&context, request, &response);
   EXPECT_TRUE(status.ok()) << status.error_message();
+  return response;
+}
+
+std::vector<Item> InformerdList(InProcessServer& server, const std::string& ns,
+                                const std::string& selector, const std::string& min_rv) {
+  v1::ListResponse response = InformerdListResponse(server, ns, selector, min_rv);
   std::vector<Item> items;
   for (const auto& object : response.items()) {
     items.emplace_back(object.name(), object.resource_version());
@@ -443,14 +450,7 @@ TEST(OracleWholeObjects, EveryObjectEqualsTheApiserversGetWhicheverPathBroughtIt
     }
     rv = UpdateConfigMap(ns, "watched-0", {{"app", "c"}}, "updated");
 
-    v1::ListRequest list_request;
-    list_request.mutable_resource()->set_resource("configmaps");
-    list_request.set_namespace_(ns);
-    list_request.set_resource_version(rv);
-    v1::ListResponse listed;
-    grpc::ClientContext context;
-    grpc::Status status = server.stub().List(&context, list_request, &listed);
-    ASSERT_TRUE(status.ok()) << status.error_message();
+    v1::ListResponse listed = InformerdListResponse(server, ns, "", rv);
     ASSERT_EQ(listed.items_size(), static_cast<int>(names.size()));
     std::map<std::string, std::string> list_json;
     for (const auto& item : listed.items()) list_json[item.name()] = item.json();
