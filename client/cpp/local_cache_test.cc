@@ -3,22 +3,12 @@
 #include <string>
 #include <vector>
 
+#include "client/cpp/test_objects.h"
 #include "gtest/gtest.h"
 
 namespace informerd {
 namespace client {
 namespace {
-
-informerd::v1::Object MakeObject(
-    const std::string& ns, const std::string& name, const std::string& version,
-    std::vector<std::pair<std::string, std::string>> labels = {}) {
-  informerd::v1::Object object;
-  object.set_namespace_(ns);
-  object.set_name(name);
-  object.set_resource_version(version);
-  for (auto& [key, value] : labels) (*object.mutable_labels())[key] = value;
-  return object;
-}
 
 std::vector<std::string> Names(const std::vector<CachedObjectPtr>& objects) {
   std::vector<std::string> names;
@@ -30,8 +20,8 @@ std::vector<std::string> Names(const std::vector<CachedObjectPtr>& objects) {
 
 TEST(LocalCacheTest, UpsertGetRemove) {
   LocalCache cache;
-  EXPECT_EQ(cache.Upsert(MakeObject("a", "x", "1")), nullptr);
-  CachedObjectPtr previous = cache.Upsert(MakeObject("a", "x", "2"));
+  EXPECT_EQ(cache.Upsert(MakeTestObject("a", "x", "1")), nullptr);
+  CachedObjectPtr previous = cache.Upsert(MakeTestObject("a", "x", "2"));
   ASSERT_NE(previous, nullptr);
   EXPECT_EQ(previous->object.resource_version(), "1");
   ASSERT_NE(cache.Get("a", "x"), nullptr);
@@ -53,9 +43,9 @@ TEST(LocalCacheTest, ClusterScopedKeyIsName) {
 
 TEST(LocalCacheTest, ListMatchesEqualityLabelSelectors) {
   LocalCache cache;
-  cache.Upsert(MakeObject("a", "web", "1", {{"app", "web"}, {"tier", "front"}}));
-  cache.Upsert(MakeObject("a", "db", "1", {{"app", "db"}}));
-  cache.Upsert(MakeObject("b", "bare", "1"));
+  cache.Upsert(MakeTestObject("a", "web", "1", {{"app", "web"}, {"tier", "front"}}));
+  cache.Upsert(MakeTestObject("a", "db", "1", {{"app", "db"}}));
+  cache.Upsert(MakeTestObject("b", "bare", "1"));
 
   auto names = [&](const char* selector) {
     absl::StatusOr<std::vector<CachedObjectPtr>> listed = cache.List(selector);
@@ -101,9 +91,9 @@ TEST(LocalCacheTest, ListRejectsBadSelectorsWithPosition) {
 
 TEST(LocalCacheTest, NamespaceIndexFollowsUpdatesAndRemovals) {
   LocalCache cache;
-  cache.Upsert(MakeObject("a", "x", "1"));
-  cache.Upsert(MakeObject("a", "y", "1"));
-  cache.Upsert(MakeObject("b", "x", "1"));
+  cache.Upsert(MakeTestObject("a", "x", "1"));
+  cache.Upsert(MakeTestObject("a", "y", "1"));
+  cache.Upsert(MakeTestObject("b", "x", "1"));
   auto in = [&](const char* ns) {
     absl::StatusOr<std::vector<CachedObjectPtr>> listed =
         cache.ListByIndex(LocalCache::kNamespaceIndex, ns);
@@ -119,7 +109,7 @@ TEST(LocalCacheTest, NamespaceIndexFollowsUpdatesAndRemovals) {
 
 TEST(LocalCacheTest, UserIndexRefilesOnUpdateAndCoversExistingObjects) {
   LocalCache cache;
-  cache.Upsert(MakeObject("a", "x", "1", {{"node", "n1"}}));
+  cache.Upsert(MakeTestObject("a", "x", "1", {{"node", "n1"}}));
   ASSERT_TRUE(cache
                   .AddIndex("node",
                             [](const informerd::v1::Object& object) {
@@ -133,7 +123,7 @@ TEST(LocalCacheTest, UserIndexRefilesOnUpdateAndCoversExistingObjects) {
   EXPECT_EQ(Names(*cache.ListByIndex("node", "n1")),
             std::vector<std::string>{"a/x"});
 
-  cache.Upsert(MakeObject("a", "x", "2", {{"node", "n2"}}));
+  cache.Upsert(MakeTestObject("a", "x", "2", {{"node", "n2"}}));
   EXPECT_TRUE(cache.ListByIndex("node", "n1")->empty());
   EXPECT_EQ(Names(*cache.ListByIndex("node", "n2")),
             std::vector<std::string>{"a/x"});
@@ -152,9 +142,9 @@ TEST(LocalCacheTest, IndexErrors) {
 
 TEST(LocalCacheTest, HeldObjectSurvivesReplacement) {
   LocalCache cache;
-  cache.Upsert(MakeObject("a", "x", "1"));
+  cache.Upsert(MakeTestObject("a", "x", "1"));
   CachedObjectPtr held = cache.Get("a", "x");
-  cache.Upsert(MakeObject("a", "x", "2"));
+  cache.Upsert(MakeTestObject("a", "x", "2"));
   cache.Remove("a", "x");
   EXPECT_EQ(held->object.resource_version(), "1");
 }

@@ -4,25 +4,17 @@
 #include <string>
 #include <vector>
 
+#include "client/cpp/test_objects.h"
 #include "gtest/gtest.h"
 
 namespace informerd {
 namespace client {
 namespace {
 
-informerd::v1::Object MakeObject(const std::string& ns, const std::string& name,
-                                 const std::string& version) {
-  informerd::v1::Object object;
-  object.set_namespace_(ns);
-  object.set_name(name);
-  object.set_resource_version(version);
-  return object;
-}
-
 CachedObjectPtr Cached(const std::string& ns, const std::string& name,
                        const std::string& version) {
   return std::make_shared<const CachedObject>(
-      CachedObject{MakeObject(ns, name, version)});
+      CachedObject{MakeTestObject(ns, name, version)});
 }
 
 // "add a/x 5", "update a/x 4->5", "delete a/x 4".
@@ -57,8 +49,8 @@ std::vector<std::string> Describe(const std::vector<CacheChange>& changes) {
 using V = std::vector<std::string>;
 
 TEST(DiffRelistTest, FirstListingIsAllAdds) {
-  EXPECT_EQ(Describe(DiffRelist({}, {MakeObject("a", "x", "1"),
-                                     MakeObject("", "node", "2")})),
+  EXPECT_EQ(Describe(DiffRelist({}, {MakeTestObject("a", "x", "1"),
+                                     MakeTestObject("", "node", "2")})),
             (V{"add a/x 1", "add node 2"}));
 }
 
@@ -67,8 +59,8 @@ TEST(DiffRelistTest, RelistReportsOnlyDifferences) {
       Cached("a", "same", "1"), Cached("a", "changed", "2"),
       Cached("a", "gone", "3"), Cached("b", "gone", "4")};
   std::vector<informerd::v1::Object> listed = {
-      MakeObject("a", "new", "9"), MakeObject("a", "changed", "7"),
-      MakeObject("a", "same", "1")};
+      MakeTestObject("a", "new", "9"), MakeTestObject("a", "changed", "7"),
+      MakeTestObject("a", "same", "1")};
   EXPECT_EQ(Describe(DiffRelist(cached, listed)),
             (V{"add a/new 9", "update a/changed 2->7", "delete a/gone 3",
                "delete b/gone 4"}));
@@ -81,14 +73,14 @@ TEST(DiffRelistTest, EmptyListingDeletesEverything) {
 
 TEST(DiffRelistTest, SameNameInOtherNamespaceIsDistinct) {
   EXPECT_EQ(Describe(DiffRelist({Cached("a", "x", "1")},
-                                {MakeObject("b", "x", "1")})),
+                                {MakeTestObject("b", "x", "1")})),
             (V{"add b/x 1", "delete a/x 1"}));
 }
 
 TEST(DiffRelistTest, DuplicateListingCollapsesToLast) {
   EXPECT_EQ(Describe(DiffRelist({Cached("a", "x", "1")},
-                                {MakeObject("a", "x", "2"),
-                                 MakeObject("a", "x", "3")})),
+                                {MakeTestObject("a", "x", "2"),
+                                 MakeTestObject("a", "x", "3")})),
             (V{"update a/x 1->3"}));
 }
 

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "client/cpp/test_objects.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -12,14 +13,7 @@ namespace {
 
 using ::testing::ElementsAre;
 
-informerd::v1::Object MakeObject(const std::string& ns, const std::string& name,
-                                 const std::string& rv) {
-  informerd::v1::Object obj;
-  obj.set_namespace_(ns);
-  obj.set_name(name);
-  obj.set_resource_version(rv);
-  return obj;
-}
+using client::MakeTestObject;
 
 class LinePrinterTest : public ::testing::Test {
  protected:
@@ -34,19 +28,19 @@ class LinePrinterTest : public ::testing::Test {
 TEST_F(LinePrinterTest, FormatsEachHandlerCall) {
   synced_ = true;
   printer_.AnnounceSynced();
-  printer_.OnAdd(MakeObject("ns", "a", "5"));
-  printer_.OnUpdate(MakeObject("ns", "a", "5"), MakeObject("ns", "a", "7"));
-  printer_.OnDelete(MakeObject("ns", "a", "7"), false);
-  printer_.OnDelete(MakeObject("", "node1", "9"), true);
+  printer_.OnAdd(MakeTestObject("ns", "a", "5"));
+  printer_.OnUpdate(MakeTestObject("ns", "a", "5"), MakeTestObject("ns", "a", "7"));
+  printer_.OnDelete(MakeTestObject("ns", "a", "7"), false);
+  printer_.OnDelete(MakeTestObject("", "node1", "9"), true);
   EXPECT_THAT(lines_, ElementsAre("SYNCED", "ADD ns/a 5", "UPDATE ns/a 5 7",
                                   "DELETE ns/a 7",
                                   "DELETE node1 9 final-state-unknown"));
 }
 
 TEST_F(LinePrinterTest, InitialAddsComeBeforeSynced) {
-  printer_.OnAdd(MakeObject("ns", "a", "5"));
+  printer_.OnAdd(MakeTestObject("ns", "a", "5"));
   synced_ = true;
-  printer_.OnAdd(MakeObject("ns", "b", "6"));
+  printer_.OnAdd(MakeTestObject("ns", "b", "6"));
   printer_.AnnounceSynced();
   EXPECT_THAT(lines_, ElementsAre("ADD ns/a 5", "SYNCED", "ADD ns/b 6"));
 }
@@ -59,9 +53,9 @@ TEST_F(LinePrinterTest, AnnouncesSyncedOnce) {
 
 TEST_F(LinePrinterTest, PrintsCacheSorted) {
   client::LocalCache cache;
-  cache.Upsert(MakeObject("ns", "b-c", "3"));
-  cache.Upsert(MakeObject("ns", "b", "4"));
-  cache.Upsert(MakeObject("a", "z", "2"));
+  cache.Upsert(MakeTestObject("ns", "b-c", "3"));
+  cache.Upsert(MakeTestObject("ns", "b", "4"));
+  cache.Upsert(MakeTestObject("a", "z", "2"));
   printer_.PrintCache(cache);
   EXPECT_THAT(lines_,
               ElementsAre("CACHE a/z 2", "CACHE ns/b 4", "CACHE ns/b-c 3"));

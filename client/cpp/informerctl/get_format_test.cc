@@ -1,24 +1,17 @@
 #include "client/cpp/informerctl/get_format.h"
 
+#include "client/cpp/test_objects.h"
 #include "gtest/gtest.h"
 
 namespace informerd {
 namespace informerctl {
 namespace {
 
-informerd::v1::Object MakeObject(const std::string& ns, const std::string& name,
-                                 const std::string& version) {
-  informerd::v1::Object object;
-  object.set_namespace_(ns);
-  object.set_name(name);
-  object.set_resource_version(version);
-  object.set_json("{\"metadata\":{\"name\":\"" + name + "\"}}");
-  return object;
-}
+using client::MakeTestObject;
 
 TEST(GetFormatTest, Table) {
-  std::vector<informerd::v1::Object> objects = {MakeObject("ns", "a", "5"),
-                                                MakeObject("other", "bb", "12")};
+  std::vector<informerd::v1::Object> objects = {MakeTestObject("ns", "a", "5"),
+                                                MakeTestObject("other", "bb", "12")};
   EXPECT_EQ(FormatObjectTable(objects, /*with_namespace=*/false),
             "NAME   RESOURCE-VERSION\n"
             "a      5\n"
@@ -30,7 +23,7 @@ TEST(GetFormatTest, Table) {
 }
 
 TEST(GetFormatTest, ListJsonEmbedsObjectsVerbatim) {
-  EXPECT_EQ(FormatListJson({MakeObject("ns", "a", "5"), MakeObject("ns", "b", "6")},
+  EXPECT_EQ(FormatListJson({MakeTestObject("ns", "a", "5"), MakeTestObject("ns", "b", "6")},
                            "9"),
             R"({"apiVersion":"v1","kind":"List","items":[)"
             R"({"metadata":{"name":"a"}},{"metadata":{"name":"b"}}],)"
@@ -43,9 +36,9 @@ TEST(GetFormatTest, ListJsonEmbedsObjectsVerbatim) {
 }
 
 TEST(GetFormatTest, Names) {
-  EXPECT_EQ(FormatObjectNames({MakeObject("ns", "foo", "1")}, "configmaps"),
+  EXPECT_EQ(FormatObjectNames({MakeTestObject("ns", "foo", "1")}, "configmaps"),
             "configmaps/foo\n");
-  EXPECT_EQ(FormatObjectNames({MakeObject("ns", "web", "1")}, "deployments.apps"),
+  EXPECT_EQ(FormatObjectNames({MakeTestObject("ns", "web", "1")}, "deployments.apps"),
             "deployments.apps/web\n");
 }
 
