@@ -50,6 +50,11 @@ inline std::string_view StringMember(const rapidjson::Value& object, std::string
   return StringMember(&object, name);
 }
 
+// A Kubernetes object's metadata.<field> when it is a string; "" otherwise.
+inline std::string_view MetadataString(const rapidjson::Value& object, std::string_view field) {
+  return StringMember(ObjectMember(object, "metadata"), field);
+}
+
 // True only for a boolean member that is true.
 inline bool BoolMember(const rapidjson::Value& object, std::string_view name) {
   const rapidjson::Value* member = Member(object, name);

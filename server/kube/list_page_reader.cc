@@ -38,8 +38,7 @@ absl::Status ListPageReader::HandleItem(std::string* item) {
     decode_error_ = true;
     return absl::DataLossError(absl::StrCat(what_, ": an item is not valid JSON"));
   }
-  if (!object.IsObject() ||
-      json::StringMember(json::ObjectMember(object, "metadata"), "name").empty()) {
+  if (!object.IsObject() || json::MetadataString(object, "name").empty()) {
     ++rejected_objects_;
     log::Warning("reflector", absl::StrCat(what_, ": skipping an item without metadata.name"));
     return absl::OkStatus();

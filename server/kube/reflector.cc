@@ -24,11 +24,11 @@ using json::ObjectMember;
 using json::StringMember;
 
 std::string_view ObjectName(const rapidjson::Value& object) {
-  return StringMember(ObjectMember(object, "metadata"), "name");
+  return json::MetadataString(object, "name");
 }
 
 std::string_view ObjectResourceVersion(const rapidjson::Value& object) {
-  return StringMember(ObjectMember(object, "metadata"), "resourceVersion");
+  return json::MetadataString(object, "resourceVersion");
 }
 
 // What marks the last initial event of a streaming list (KEP-3157).
