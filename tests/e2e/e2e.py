@@ -8,7 +8,10 @@ it is down (a delete among them), which every client must have caught up
 with within 3 s of informerd's readiness, more churn; then, once every
 client's handler state equals the apiserver's LIST, SIGTERM and the checks
 of harness.check_final_output. The adapters' example controllers
-(harness.ADAPTERS) must also have reconciled every key at its listed state.
+(harness.ADAPTERS) must also have reconciled every key at its listed state;
+the libraries' own examples (harness.LATE_HANDLER_LANGUAGES) add a second
+handler after SYNCED, whose LATE lines must show every cached object as an
+ADD before any live event and end equal to the LIST as well.
 
 Run through tests/e2e/run.sh, which provides the control plane and the
 informerd binary.

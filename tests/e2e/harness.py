@@ -43,6 +43,9 @@ LANGUAGES = ("go", "python", "cpp", "java")
 # client/<client>/run-example-<library>.sh. Besides the handler lines they
 # print RECONCILED lines from their Reconciler.
 ADAPTERS = ("go-controller-runtime", "java-kubernetes-client")
+# The libraries' own examples that add a second handler to their running
+# informer after SYNCED and print its calls as LATE lines.
+LATE_HANDLER_LANGUAGES: Tuple[str, ...] = ()
 
 POLL_INTERVAL = 0.1
 
@@ -321,6 +324,10 @@ class ExampleClient:
         self.label_selector = label_selector
         # An adapter's example controller must also reconcile every change.
         self.reconciles = lang in ADAPTERS
+        # The client libraries' own examples add a second handler to their
+        # running informer after SYNCED (its lines start with LATE): it
+        # must get every cached object as an ADD before any live event.
+        self.late_handler = lang in LATE_HANDLER_LANGUAGES
         self.stderr_path = stderr_path
         # The stdout lines are copied here as they come, for post-mortems.
         self.stdout_path = os.path.splitext(stderr_path)[0] + ".stdout"
@@ -414,6 +421,51 @@ class Replay:
         self.added: Set[str] = set()
         # The last RECONCILED line of each key: an rv, or "absent".
         self.reconciled: Dict[str, str] = {}
+        # The LATE lines: the handler the example adds to its running
+        # informer after SYNCED, replayed by the same rules; None if the
+        # output has none.
+        self.late: Optional["Replay"] = None
+
+
+def _replay_handler_line(r: Replay, words: List[str], where: str) -> bool:
+    """Applies one ADD, UPDATE, DELETE or SYNCED line to r; False if the
+    line is none of these."""
+    kind = words[0]
+    if kind == "SYNCED" and len(words) == 1:
+        if r.synced:
+            r.errors.append("%s: second SYNCED" % where)
+        r.synced = True
+    elif kind == "ADD" and len(words) == 3:
+        key, rv = words[1], words[2]
+        if key in r.state:
+            r.errors.append("%s: ADD of a key already present at rv %s" % (where, r.state[key]))
+        r.state[key] = rv
+        r.added.add(key)
+    elif kind == "UPDATE" and len(words) == 4:
+        key, old, new = words[1:]
+        if not r.synced:
+            r.errors.append("%s: UPDATE before SYNCED" % where)
+        if key not in r.state:
+            r.errors.append("%s: UPDATE of an unknown key" % where)
+        elif r.state[key] != old:
+            r.errors.append("%s: UPDATE old rv %s, but the handler state has rv %s"
+                            % (where, old, r.state[key]))
+        r.state[key] = new
+    elif kind == "DELETE" and (len(words) == 3 or
+                               (len(words) == 4 and words[3] == "final-state-unknown")):
+        key, rv = words[1], words[2]
+        if not r.synced:
+            r.errors.append("%s: DELETE before SYNCED" % where)
+        if key not in r.state:
+            r.errors.append("%s: DELETE of an unknown key" % where)
+        elif len(words) == 4 and r.state[key] != rv:
+            r.errors.append("%s: final-state-unknown DELETE should carry the last known "
+                            "rv %s" % (where, r.state[key]))
+        r.state.pop(key, None)
+        r.deleted.add(key)
+    else:
+        return False
+    return True
 
 
 def replay_lines(lines: Sequence[str]) -> Replay:
@@ -422,7 +474,8 @@ def replay_lines(lines: Sequence[str]) -> Replay:
     whose old rv is not the current one, a final-state-unknown DELETE whose
     rv is not the last known, anything but ADD before SYNCED, SYNCED twice,
     and malformed lines. CACHE lines (if any) go to .cache, RECONCILED
-    lines to .reconciled."""
+    lines to .reconciled, LATE lines (none before SYNCED) to .late, whose
+    errors are also r's, prefixed "late handler"."""
     r = Replay()
     for n, line in enumerate(lines, 1):
         words = line.split(" ")
@@ -431,40 +484,17 @@ def replay_lines(lines: Sequence[str]) -> Replay:
         if r.cache is not None and kind != "CACHE":
             r.errors.append("%s: after the CACHE lines" % where)
             continue
-        if kind == "SYNCED" and len(words) == 1:
-            if r.synced:
-                r.errors.append("%s: second SYNCED" % where)
-            r.synced = True
-        elif kind == "ADD" and len(words) == 3:
-            key, rv = words[1], words[2]
-            if key in r.state:
-                r.errors.append("%s: ADD of a key already present at rv %s" % (where, r.state[key]))
-            r.state[key] = rv
-            r.added.add(key)
+        if kind == "LATE":
+            if not r.synced:
+                r.errors.append("%s: a late handler's line before SYNCED" % where)
+            if r.late is None:
+                r.late = Replay()
+            if not _replay_handler_line(r.late, words[1:] or [""], where):
+                r.late.errors.append("%s: not a line of the example's output" % where)
+        elif _replay_handler_line(r, words, where):
+            pass
         elif kind == "RECONCILED" and len(words) == 3:
             r.reconciled[words[1]] = words[2]
-        elif kind == "UPDATE" and len(words) == 4:
-            key, old, new = words[1:]
-            if not r.synced:
-                r.errors.append("%s: UPDATE before SYNCED" % where)
-            if key not in r.state:
-                r.errors.append("%s: UPDATE of an unknown key" % where)
-            elif r.state[key] != old:
-                r.errors.append("%s: UPDATE old rv %s, but the handler state has rv %s"
-                                % (where, old, r.state[key]))
-            r.state[key] = new
-        elif kind == "DELETE" and (len(words) == 3 or
-                                   (len(words) == 4 and words[3] == "final-state-unknown")):
-            key, rv = words[1], words[2]
-            if not r.synced:
-                r.errors.append("%s: DELETE before SYNCED" % where)
-            if key not in r.state:
-                r.errors.append("%s: DELETE of an unknown key" % where)
-            elif len(words) == 4 and r.state[key] != rv:
-                r.errors.append("%s: final-state-unknown DELETE should carry the last known "
-                                "rv %s" % (where, r.state[key]))
-            r.state.pop(key, None)
-            r.deleted.add(key)
         elif kind == "CACHE" and len(words) == 3:
             if r.cache is None:
                 r.cache = {}
@@ -473,6 +503,8 @@ def replay_lines(lines: Sequence[str]) -> Replay:
             r.cache[words[1]] = words[2]
         else:
             r.errors.append("%s: not a line of the example's output" % where)
+    if r.late is not None:
+        r.errors += ["late handler: %s" % e for e in r.late.errors]
     return r
 
 
@@ -509,31 +541,40 @@ def reconcile_errors(r: Replay, want: Dict[str, str]) -> List[str]:
 
 
 def check_handler_state(lines: Sequence[str], want: Dict[str, str],
-                        never_removed: Set[str], reconciles: bool = False) -> List[str]:
+                        never_removed: Set[str], reconciles: bool = False,
+                        late_handler: bool = False) -> List[str]:
     """The live-state invariant (usable while the client runs): the
     handler lines are consistent and their replay equals want (the LIST);
     no key that was never deleted nor moved out of the selector got a
-    DELETE; with reconciles, every key was last reconciled at its listed
-    state (reconcile_errors)."""
+    DELETE; with late_handler, the same of the LATE lines; with
+    reconciles, every key was last reconciled at its listed state
+    (reconcile_errors)."""
     r = replay_lines(lines)
     errors = list(r.errors)
-    errors += diff_states("the handler state", r.state, want)
-    for key in sorted(r.deleted & never_removed):
-        errors.append("DELETE of %s, which was never deleted nor relabelled out of the "
-                      "selector" % key)
+    handlers = [("the handler state", "", r)]
+    if late_handler:
+        handlers.append(("the late handler's state", "LATE ", r.late or Replay()))
+    for name, prefix, replay in handlers:
+        errors += diff_states(name, replay.state, want)
+        for key in sorted(replay.deleted & never_removed):
+            errors.append("%sDELETE of %s, which was never deleted nor relabelled out of "
+                          "the selector" % (prefix, key))
     if reconciles:
         errors += reconcile_errors(r, want)
     return errors
 
 
 def check_final_output(lines: Sequence[str], want: Dict[str, str],
-                       never_removed: Set[str], reconciles: bool = False) -> List[str]:
-    """check_handler_state, plus: SYNCED came, and the CACHE lines equal
-    the LIST."""
+                       never_removed: Set[str], reconciles: bool = False,
+                       late_handler: bool = False) -> List[str]:
+    """check_handler_state, plus: SYNCED came (and LATE SYNCED with
+    late_handler), and the CACHE lines equal the LIST."""
     r = replay_lines(lines)
-    errors = check_handler_state(lines, want, never_removed, reconciles)
+    errors = check_handler_state(lines, want, never_removed, reconciles, late_handler)
     if not r.synced:
         errors.append("no SYNCED line")
+    if late_handler and (r.late is None or not r.late.synced):
+        errors.append("no LATE SYNCED line")
     errors += diff_states("CACHE", r.cache or {}, want)
     return errors
 
@@ -548,7 +589,7 @@ def finish_clients(clients: List[ExampleClient], api: ApiServer, churn: "Churn",
         lines = client.terminate()
         want = api.list_configmaps(churn.namespace, client.label_selector)
         found = check_final_output(lines, want, churn.never_removed(client.label_selector),
-                                   client.reconciles)
+                                   client.reconciles, client.late_handler)
         errors += ["%s: %s" % (client.describe(), e) for e in found]
         unknown = sum(1 for line in lines if line.endswith(" final-state-unknown"))
         log("%s: %d lines, %d objects, %d final-state-unknown deletes"
@@ -564,6 +605,8 @@ def finish_clients(clients: List[ExampleClient], api: ApiServer, churn: "Churn",
 def handler_state_matches(client: ExampleClient, want: Dict[str, str]) -> bool:
     r = replay_lines(client.lines())
     if r.state != want:
+        return False
+    if client.late_handler and (r.late is None or not r.late.synced or r.late.state != want):
         return False
     return not client.reconciles or not reconcile_errors(r, want)
 
@@ -594,7 +637,7 @@ def wait_quiescent(clients: List[ExampleClient], api: ApiServer, churn: "Churn",
             timed_out, problem = True, str(e)
         errors = check_handler_state(client.lines(), want,
                                      churn.never_removed(client.label_selector),
-                                     client.reconciles)
+                                     client.reconciles, client.late_handler)
         if errors or timed_out:
             raise HarnessError("%s: %s:\n  %s" % (client.describe(), problem,
                                                   "\n  ".join(errors)))

@@ -64,6 +64,65 @@ class ReplayTest(unittest.TestCase):
                             "CACHE ns/a 7"], "not sorted")
 
 
+class LateHandlerTest(unittest.TestCase):
+    MAIN = ["ADD ns/a 5", "ADD ns/b 6", "SYNCED"]
+    END = ["UPDATE ns/a 5 7", "DELETE ns/b 6", "ADD ns/c 9"]
+    CACHE = ["CACHE ns/a 7", "CACHE ns/c 9"]
+
+    def errors(self, late, main_end=None):
+        lines = self.MAIN + late + (self.END if main_end is None else main_end) + self.CACHE
+        return harness.check_final_output(lines, LIST, {"ns/a", "ns/c"}, late_handler=True)
+
+    def assert_caught(self, late, fragment, main_end=None):
+        errors = self.errors(late, main_end)
+        self.assertTrue(any(fragment in e for e in errors), errors)
+
+    def test_cached_adds_then_live_events_pass(self):
+        self.assertEqual(self.errors(["LATE ADD ns/b 6", "LATE ADD ns/a 5", "LATE SYNCED",
+                                      "LATE UPDATE ns/a 5 7", "LATE DELETE ns/b 6",
+                                      "LATE ADD ns/c 9"]), [])
+
+    def test_live_event_before_late_synced(self):
+        self.assert_caught(["LATE ADD ns/a 5", "LATE ADD ns/b 6", "LATE UPDATE ns/a 5 7",
+                            "LATE SYNCED", "LATE DELETE ns/b 6", "LATE ADD ns/c 9"],
+                           "late handler: line 6 'LATE UPDATE ns/a 5 7': UPDATE before SYNCED")
+
+    def test_missed_cached_object(self):
+        self.assert_caught(["LATE ADD ns/a 5", "LATE SYNCED", "LATE UPDATE ns/a 5 7",
+                            "LATE DELETE ns/b 6", "LATE ADD ns/c 9"],
+                           "late handler: line 7 'LATE DELETE ns/b 6': DELETE of an unknown key")
+
+    def test_missing_late_synced(self):
+        self.assert_caught(["LATE ADD ns/a 5", "LATE ADD ns/b 6", "LATE UPDATE ns/a 5 7",
+                            "LATE DELETE ns/b 6", "LATE ADD ns/c 9"], "no LATE SYNCED line")
+
+    def test_late_state_differs_from_the_list(self):
+        self.assert_caught(["LATE ADD ns/a 5", "LATE ADD ns/b 6", "LATE SYNCED"],
+                           "the late handler's state lacks ns/c")
+
+    def test_no_late_lines_at_all(self):
+        self.assert_caught([], "no LATE SYNCED line")
+
+    def test_late_line_before_synced(self):
+        lines = ["ADD ns/a 7", "LATE ADD ns/a 7", "ADD ns/c 9", "SYNCED", "LATE ADD ns/c 9",
+                 "LATE SYNCED", "CACHE ns/a 7", "CACHE ns/c 9"]
+        errors = harness.check_final_output(lines, LIST, set(), late_handler=True)
+        self.assertTrue(any("a late handler's line before SYNCED" in e for e in errors), errors)
+
+    def test_late_line_after_cache(self):
+        lines = self.MAIN + ["LATE ADD ns/a 5", "LATE ADD ns/b 6", "LATE SYNCED"] + self.END
+        lines += ["CACHE ns/a 7", "LATE ADD ns/c 9", "CACHE ns/c 9"]
+        errors = harness.check_final_output(lines, LIST, set(), late_handler=True)
+        self.assertTrue(any("after the CACHE lines" in e for e in errors), errors)
+
+    def test_malformed_late_line(self):
+        self.assert_caught(["LATE", "LATE SYNCED"], "not a line of the example's output")
+
+    def test_late_lines_checked_only_when_expected(self):
+        lines = self.MAIN + self.END + self.CACHE
+        self.assertEqual(harness.check_final_output(lines, LIST, {"ns/a", "ns/c"}), [])
+
+
 class ReconcileTest(unittest.TestCase):
     HANDLED = ["ADD ns/a 5", "ADD ns/b 6", "SYNCED", "UPDATE ns/a 5 7", "DELETE ns/b 6",
                "ADD ns/c 9"]
