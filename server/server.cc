@@ -76,6 +76,7 @@ absl::Status Server::StartAll() {
   service_options.version_wait = config.read_wait;
   service_options.bookmark_interval = config.bookmark_interval;
   service_options.max_page_bytes = config.max_page_bytes;
+  service_options.max_list_snapshot_age = config.list_snapshot_max_age;
   service_options.authorizer = authorizer_.get();
   service_options.auth_recheck_interval = config.auth.recheck_interval;
   service_options.max_watches = config.limits.max_watches;

@@ -257,6 +257,10 @@ class Parser {
         {"maxPageBytes", [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
            return p.Size(v, k, 1024, 4 << 20, &o->max_page_bytes);
          }},
+        {"listSnapshotMaxAgeSeconds",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Seconds(v, k, 1, 3600, &o->list_snapshot_max_age);
+         }},
         {"authMode", [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
            std::string text;
            if (absl::Status status = p.String(v, k, &text); !status.ok()) return status;

@@ -82,6 +82,8 @@ struct Config {
   absl::Duration read_wait = absl::Seconds(3);
   absl::Duration bookmark_interval = absl::Minutes(1);
   size_t max_page_bytes = 3 << 20;
+  // See CacheServiceOptions::max_list_snapshot_age.
+  absl::Duration list_snapshot_max_age = absl::Minutes(5);
   // Streaming lists upstream where the API server allows them (flag
   // --upstream-list; see kube::ReflectorOptions::streaming_list).
   bool streaming_list = true;

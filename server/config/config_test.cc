@@ -23,6 +23,7 @@ history:
 readWaitSeconds: 5
 bookmarkIntervalSeconds: 30
 maxPageBytes: 100000
+listSnapshotMaxAgeSeconds: 60
 )", "test.yaml");
   ASSERT_TRUE(config.ok()) << config.status();
   ASSERT_EQ(config->resources.size(), 2u);
@@ -32,6 +33,7 @@ maxPageBytes: 100000
   EXPECT_EQ(config->resources[1].namespace_, "prod");
   EXPECT_EQ(config->history.max_events, 1000u);
   EXPECT_EQ(config->read_wait, absl::Seconds(5));
+  EXPECT_EQ(config->list_snapshot_max_age, absl::Seconds(60));
 }
 
 TEST(Config, ParsesSecurityKeys) {

@@ -99,7 +99,8 @@ CacheService::CacheService(const ResourceRegistry* registry, metrics::Metrics* m
       watch_limiter_("concurrent Watch streams", options.max_watches_per_identity,
                      options.max_watches),
       list_limiter_("in-flight Lists", options.max_lists_per_identity, options.max_lists),
-      rate_limiter_(options.rates) {
+      rate_limiter_(options.rates),
+      continue_tokens_(options.max_list_snapshot_age) {
   if (options_.authorizer != nullptr) recheck_worker_ = std::make_unique<auth::RecheckWorker>();
 }
 
@@ -189,9 +190,14 @@ grpc::Status CacheService::DoList(const Caller& caller, const grpc::ByteBuffer& 
       !status.ok()) {
     return status;
   }
-  ContinuePoint point;
+  const ContinueScope scope{absl::StrCat((*resource)->DisplayName(), "/", (*resource)->info.version),
+                            request.namespace_(),
+                            request.label_selector(), request.field_selector(),
+                            request.index_name(), request.index_value()};
+  ContinuePoint point{0, "", absl::Now()};
   if (!request.continue_token().empty()) {
-    absl::StatusOr<ContinuePoint> decoded = DecodeContinueToken(request.continue_token());
+    absl::StatusOr<ContinuePoint> decoded =
+        continue_tokens_.Decode(scope, request.continue_token());
     if (!decoded.ok()) return ToGrpc(decoded.status());
     point = *std::move(decoded);
   }
@@ -222,7 +228,8 @@ grpc::Status CacheService::DoList(const Caller& caller, const grpc::ByteBuffer& 
   }
   std::string token;
   if (page->more && !page->items.empty()) {
-    token = EncodeContinueToken({page->resource_version, page->items.back()->key()});
+    token = continue_tokens_.Encode(
+        scope, {page->resource_version, page->items.back()->key(), point.snapshot_time});
   }
   *response = ListResponseBuffer(page->items, page->resource_version, token, request.projection());
   return grpc::Status::OK;

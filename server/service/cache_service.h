@@ -25,6 +25,7 @@
 #include "server/limits/concurrency_limiter.h"
 #include "server/limits/rate_limiter.h"
 #include "server/metrics/metrics.h"
+#include "server/service/continue_token.h"
 #include "server/service/served_resource.h"
 #include "server/service/watch_stream.h"
 
@@ -50,6 +51,10 @@ struct CacheServiceOptions {
   size_t max_lists = 256;
   size_t max_lists_per_identity = 16;
   limits::RateLimits rates;
+  // A continue token whose List began longer ago than this is OUT_OF_RANGE
+  // (the apiserver's 410 Expired): it bounds how old a snapshot a caller can
+  // make the Informer rebuild from its history.
+  absl::Duration max_list_snapshot_age = absl::Minutes(5);
 };
 
 using RawCacheService = v1::Cache::WithRawCallbackMethod_List<
@@ -114,6 +119,7 @@ class CacheService final : public RawCacheService {
   limits::ConcurrencyLimiter watch_limiter_;
   limits::ConcurrencyLimiter list_limiter_;
   limits::RateLimiter rate_limiter_;
+  const ContinueTokens continue_tokens_;
   WatchRegistry watches_;
   // Declared last: destroyed first, so no re-check runs on a dying service.
   std::unique_ptr<auth::RecheckWorker> recheck_worker_;

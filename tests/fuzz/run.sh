@@ -23,7 +23,7 @@ done
 
 readonly out_dir="${INFORMERD_FUZZ_DIR:-${TMPDIR:-/tmp}/informerd-fuzz}"
 mkdir -p "$out_dir"
-readonly absl_libs="$(pkg-config --libs absl_statusor absl_status absl_strings)"
+readonly absl_libs="$(pkg-config --libs absl_statusor absl_status absl_strings absl_time)"
 readonly flags=(-std=c++17 -O1 -g -I. -fsanitize=fuzzer,address,undefined
                 -fno-sanitize-recover=undefined)
 
@@ -31,7 +31,7 @@ readonly rapidjson_flags="-fno-sanitize=pointer-overflow"
 # name: sources (and flags of its own)...
 declare -A targets=(
   [bearer_token_fuzzer]="server/auth/bearer_token_fuzzer.cc server/auth/bearer_token.cc"
-  [continue_token_fuzzer]="server/service/continue_token_fuzzer.cc server/service/continue_token.cc server/cache/resource_version.cc"
+  [continue_token_fuzzer]="server/service/continue_token_fuzzer.cc server/service/continue_token.cc server/cache/resource_version.cc $(pkg-config --libs libcrypto)"
   # RapidJSON 1.1's internal Stack adds an offset to a null pointer when it
   # first grows (internal/stack.h), which UBSan's pointer-overflow check
   # reports on every document; the targets that parse with it skip that check.
@@ -46,8 +46,10 @@ mkdir -p "$out_dir/bearer_token_fuzzer.corpus" "$out_dir/continue_token_fuzzer.c
   "$out_dir/selector_fuzzer.corpus" "$out_dir/json_writer_fuzzer.corpus" \
   "$out_dir/list_stream_decoder_fuzzer.corpus" "$out_dir/watch_decoder_fuzzer.corpus"
 printf 'Bearer abc.def-ghi' >"$out_dir/bearer_token_fuzzer.corpus/seed"
-printf '%s' "$(printf 'i1:5:ns/name' | base64 | tr '+/' '-_' | tr -d '=')" \
+# A token's shape, and a point: 8 bytes of version, then a key.
+printf '%s' "$(printf 'i2xxxxxxxxmmmmmmmmmmmmmmmm5:0:ns/name' | base64 | tr '+/' '-_' | tr -d '=')" \
   >"$out_dir/continue_token_fuzzer.corpus/seed"
+printf '\000\000\000\000\000\000\000\005ns/name' >"$out_dir/continue_token_fuzzer.corpus/point"
 printf 'app in (a,b),!tier' >"$out_dir/selector_fuzzer.corpus/seed"
 printf '{"a":["x\\n\\u0001",1.5,true,null],"long":"%s"}' "$(printf 'v%.0s' {1..40})" \
   >"$out_dir/json_writer_fuzzer.corpus/seed"

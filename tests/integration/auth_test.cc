@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "server/auth/authorizer.h"
@@ -322,6 +323,59 @@ TEST_F(AuthTest, OversizedNamesNamespacesAndTokensAreInvalid) {
   status = server_->stub().List(Context(bob).get(), request, &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(status.error_message(), "continue_token: longer than 2048 bytes");
+}
+
+// A continue token is the server's, for one List: a hand-made one, an
+// altered one, or one presented with another namespace or selector is
+// refused before any page is built.
+TEST_F(AuthTest, ContinueTokensCannotBeForgedOrMoved) {
+  const std::string& bob = (*identities_)[1].token;
+  auto page = [&](const std::string& ns, const std::string& selector, const std::string& token,
+                  v1::ListResponse* response) {
+    v1::ListRequest request;
+    *request.mutable_resource() = ConfigMaps();
+    request.set_namespace_(ns);
+    request.set_label_selector(selector);
+    request.set_limit(1);
+    request.set_continue_token(token);
+    return server_->stub().List(Context(bob).get(), request, response);
+  };
+  v1::ListResponse first;
+  ASSERT_TRUE(page("", "", "", &first).ok());
+  ASSERT_FALSE(first.continue_token().empty()) << "the cluster has more than one configmap";
+  const std::string& token = first.continue_token();
+  v1::ListResponse second;
+  ASSERT_TRUE(page("", "", token, &second).ok());
+  ASSERT_EQ(second.items_size(), 1);
+  EXPECT_EQ(second.resource_version(), first.resource_version());
+
+  std::string altered = token;
+  size_t middle = altered.size() / 2;
+  altered[middle] = altered[middle] == 'A' ? 'B' : 'A';
+  const std::string key = absl::StrCat(*n1_, "/cm-a");
+  for (const std::string& forged :
+       {absl::WebSafeBase64Escape(absl::StrCat("i1:", first.resource_version(), ":", key)),
+        altered}) {
+    v1::ListResponse ignored;
+    grpc::Status status = page("", "", forged, &ignored);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << forged;
+    EXPECT_EQ(status.error_message().rfind("continue_token: ", 0), 0u) << status.error_message();
+  }
+  // A token in the current format under another key id is one of another
+  // informerd process, as after a restart: the client lists again (410),
+  // and no page is built.
+  v1::ListResponse ignored;
+  grpc::Status foreign = page("", "", absl::WebSafeBase64Escape(absl::StrCat(
+      "i2", std::string(24, 'x'), first.resource_version(), ":0:", key)), &ignored);
+  EXPECT_EQ(foreign.error_code(), grpc::StatusCode::OUT_OF_RANGE) << foreign.error_message();
+  EXPECT_EQ(ignored.items_size(), 0);
+  for (auto [ns, selector] : {std::pair{*n1_, std::string()}, std::pair{std::string(), std::string("app=a")}}) {
+    v1::ListResponse ignored;
+    grpc::Status status = page(ns, selector, token, &ignored);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << ns << " " << selector;
+    EXPECT_NE(status.error_message().find("not valid for this request"), std::string::npos)
+        << status.error_message();
+  }
 }
 
 // Validation comes before authorization: a caller with no RBAC at all
