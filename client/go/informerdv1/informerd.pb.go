@@ -337,8 +337,12 @@ type ListRequest struct {
 	Limit int64 `protobuf:"varint,7,opt,name=limit,proto3" json:"limit,omitempty"`
 	// Token from a previous ListResponse; all other fields must be the same as
 	// in the request that returned it. Pages of one List come from the same
-	// snapshot. A token older than the history: OUT_OF_RANGE; a malformed one:
-	// INVALID_ARGUMENT.
+	// snapshot. Tokens are signed by the server process for the resource,
+	// namespace, selectors and index of their List: a malformed or altered
+	// one, or one sent with other fields: INVALID_ARGUMENT. A token older than
+	// the history or than the server's listSnapshotMaxAgeSeconds, or issued
+	// by another server process (a restart, another replica): OUT_OF_RANGE;
+	// list again from the start.
 	ContinueToken string `protobuf:"bytes,8,opt,name=continue_token,json=continueToken,proto3" json:"continue_token,omitempty"`
 	// Empty: the cache's latest state. Otherwise "not older than": the server
 	// waits (bounded) for its cache to reach this version, then answers;
