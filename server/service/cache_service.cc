@@ -381,15 +381,32 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const grpc::ByteBuff
 }
 
 grpc::ServerUnaryReactor* CacheService::ListResources(grpc::CallbackServerContext* context,
-                                                      const v1::ListResourcesRequest*,
+                                                      const v1::ListResourcesRequest* request,
                                                       v1::ListResourcesResponse* response) {
   absl::Time start = absl::Now();
-  // Any authenticated caller may see what is served; the objects need RBAC.
+  // A caller sees the resources it may list, and nothing of the others:
+  // their names and object counts are not its business.
   Caller caller;
   if (grpc::Status status = Authenticate(context, "ListResources", &caller); !status.ok()) {
     return FinishUnary(context, "ListResources", start, status);
   }
+  const std::string& ns = request->namespace_();
+  if (!ns.empty()) {
+    if (absl::Status status = CheckNamespaceName(ns); !status.ok()) {
+      return FinishUnary(context, "ListResources", start, ToGrpc(status));
+    }
+  }
+  auto may_list = [&](const ServedResource& served, const std::string& in) {
+    return options_.authorizer == nullptr ||
+           options_.authorizer
+               ->Authorize(caller.user, {"list", served.info.group, served.info.resource, in, ""})
+               .ok();
+  };
   for (const auto& served : registry_->all()) {
+    bool cluster_wide = may_list(*served, "");
+    if (!cluster_wide && (ns.empty() || !served->info.namespaced || !may_list(*served, ns))) {
+      continue;
+    }
     informer::InformerStats stats = served->informer->stats();
     v1::ResourceStatus* status = response->add_resources();
     status->mutable_resource()->set_group(served->info.group);
@@ -398,7 +415,7 @@ grpc::ServerUnaryReactor* CacheService::ListResources(grpc::CallbackServerContex
     status->set_kind(served->info.kind);
     status->set_namespaced(served->info.namespaced);
     status->set_synced(stats.synced);
-    status->set_object_count(static_cast<int64_t>(stats.objects));
+    if (cluster_wide) status->set_object_count(static_cast<int64_t>(stats.objects));
     status->set_resource_version(std::to_string(stats.resource_version));
     status->set_oldest_resource_version(std::to_string(stats.oldest_resource_version));
     status->set_history_events(static_cast<int64_t>(stats.history_events));

@@ -27,6 +27,13 @@ std::string Quoted(const std::string& text) {
 
 }  // namespace
 
+absl::Status CheckNamespaceName(const std::string& name) {
+  if (IsDnsLabel(name)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "namespace: ", Quoted(name),
+      " is not a valid namespace name (lower case letters, digits and '-', at most 63)"));
+}
+
 absl::StatusOr<cache::Filter> MakeFilter(const ServedResource& resource,
                                          const FilterRequest& request) {
   cache::Filter filter;
@@ -35,10 +42,8 @@ absl::StatusOr<cache::Filter> MakeFilter(const ServedResource& resource,
       return absl::InvalidArgumentError(absl::StrCat(
           "namespace: ", resource.DisplayName(), " is cluster-scoped; leave namespace empty"));
     }
-    if (!IsDnsLabel(request.namespace_)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "namespace: ", Quoted(request.namespace_),
-          " is not a valid namespace name (lower case letters, digits and '-', at most 63)"));
+    if (absl::Status status = CheckNamespaceName(request.namespace_); !status.ok()) {
+      return status;
     }
     filter.namespace_ = request.namespace_;
   }

@@ -20,6 +20,10 @@ struct FilterRequest {
   std::string index_value;
 };
 
+// OK, or INVALID_ARGUMENT naming "namespace" when `name` is not a DNS-1123
+// label. REQUIRES: !name.empty().
+absl::Status CheckNamespaceName(const std::string& name);
+
 absl::StatusOr<cache::Filter> MakeFilter(const ServedResource& resource,
                                          const FilterRequest& request);
 

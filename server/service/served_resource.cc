@@ -1,6 +1,7 @@
 #include "server/service/served_resource.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -175,6 +176,17 @@ absl::StatusOr<ServedResource*> ResourceRegistry::Find(const v1::ResourceName& n
   if (name.resource().empty()) {
     return absl::InvalidArgumentError("resource.resource: required (e.g. \"pods\")");
   }
+  // Kubernetes' own bounds (DNS label, subdomain, label), so that errors
+  // echo no more than these.
+  for (auto [field, value, limit] :
+       {std::tuple{"resource.resource", &name.resource(), size_t{63}},
+        std::tuple{"resource.group", &name.group(), size_t{253}},
+        std::tuple{"resource.version", &name.version(), size_t{63}}}) {
+    if (value->size() > limit) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": longer than ", limit, " characters"));
+    }
+  }
   absl::MutexLock lock(&mu_);
   for (const auto& served : resources_) {
     if (served->info.resource != name.resource() || served->info.group != name.group()) continue;
@@ -194,10 +206,9 @@ absl::StatusOr<ServedResource*> ResourceRegistry::Find(const v1::ResourceName& n
           "CustomResourceDefinition installed?); informerd serves it once it appears"));
     }
   }
-  std::vector<std::string> names;
-  for (const auto& served : resources_) names.push_back(served->DisplayName());
-  return absl::NotFoundError(absl::StrCat("resource ", requested, " is not served; served: ",
-                                          absl::StrJoin(names, ", ")));
+  // Not the list of what is served: ListResources tells each caller what it
+  // may list.
+  return absl::NotFoundError(absl::StrCat("resource ", requested, " is not served"));
 }
 
 std::vector<ServedResource*> ResourceRegistry::all() const {

@@ -325,6 +325,61 @@ TEST_F(AuthTest, OversizedNamesNamespacesAndTokensAreInvalid) {
   EXPECT_EQ(status.error_message(), "continue_token: longer than 2048 bytes");
 }
 
+// ListResources tells each caller only what it may list cluster-wide, and
+// needs a token; a request for an unserved resource learns nothing of the
+// served ones, and an oversized resource name is not echoed.
+TEST_F(AuthTest, CallersLearnOnlyWhatTheyMayList) {
+  auto resources = [](const std::string& token, std::vector<std::string>* names,
+                      const std::string& ns = "", int64_t* object_count = nullptr) {
+    v1::ListResourcesRequest request;
+    request.set_namespace_(ns);
+    v1::ListResourcesResponse response;
+    grpc::Status status = server_->stub().ListResources(Context(token).get(), request, &response);
+    for (const v1::ResourceStatus& resource : response.resources()) {
+      names->push_back(resource.resource().resource());
+      if (object_count != nullptr) *object_count = resource.object_count();
+    }
+    return status;
+  };
+  std::vector<std::string> seen;
+  EXPECT_EQ(resources("", &seen).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(resources("not-a-token", &seen).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_TRUE(seen.empty());
+  for (int who : {0, 2}) {  // alice: one namespace only; carol: no RBAC
+    std::vector<std::string> names;
+    ASSERT_TRUE(resources((*identities_)[who].token, &names).ok());
+    EXPECT_TRUE(names.empty()) << (*identities_)[who].name << " sees " << names.front();
+  }
+  std::vector<std::string> bobs;
+  int64_t count = 0;
+  ASSERT_TRUE(resources((*identities_)[1].token, &bobs, "", &count).ok());
+  EXPECT_EQ(bobs, std::vector<std::string>{"configmaps"});
+  EXPECT_GT(count, 0);
+  // Alice's Role in n1 shows her configmaps there, without the cluster's count.
+  std::vector<std::string> alices;
+  count = -1;
+  ASSERT_TRUE(resources((*identities_)[0].token, &alices, *n1_, &count).ok());
+  EXPECT_EQ(alices, std::vector<std::string>{"configmaps"});
+  EXPECT_EQ(count, 0);
+  std::vector<std::string> in_n2;
+  ASSERT_TRUE(resources((*identities_)[0].token, &in_n2, *n2_).ok());
+  EXPECT_TRUE(in_n2.empty());
+  EXPECT_EQ(resources((*identities_)[0].token, &in_n2, "Bad_Name").error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+
+  const std::string& carol = (*identities_)[2].token;
+  v1::ListRequest request;
+  request.mutable_resource()->set_resource("widgets");
+  v1::ListResponse ignored;
+  grpc::Status status = server_->stub().List(Context(carol).get(), request, &ignored);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(status.error_message(), "resource widgets is not served");
+  request.mutable_resource()->set_resource(std::string(5000, 'w'));
+  status = server_->stub().List(Context(carol).get(), request, &ignored);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(), "resource.resource: longer than 63 characters");
+}
+
 // A continue token is the server's, for one List: a hand-made one, an
 // altered one, or one presented with another namespace or selector is
 // refused before any page is built.

@@ -50,23 +50,26 @@ absl::StatusOr<informerd::v1::ResourceStatus> ResolveResource(
 }
 
 absl::StatusOr<informerd::v1::ListResourcesResponse> FetchResources(
-    informerd::v1::Cache::Stub* stub, const client::ConnectionOptions& options) {
+    informerd::v1::Cache::Stub* stub, const client::ConnectionOptions& options,
+    const std::string& namespace_name) {
   grpc::ClientContext context;
   absl::Status prepared =
       client::PrepareContext(options, &context, /*streaming=*/false);
   if (!prepared.ok()) return prepared;
+  informerd::v1::ListResourcesRequest request;
+  request.set_namespace_(namespace_name);
   informerd::v1::ListResourcesResponse response;
-  grpc::Status status = stub->ListResources(
-      &context, informerd::v1::ListResourcesRequest(), &response);
+  grpc::Status status = stub->ListResources(&context, request, &response);
   if (!status.ok()) return FromGrpcStatus(status);
   return response;
 }
 
 absl::StatusOr<informerd::v1::ResourceStatus> LookUpResource(
     informerd::v1::Cache::Stub* stub, const client::ConnectionOptions& options,
-    const std::string& input, const client::ResourceRef& ref) {
+    const std::string& input, const client::ResourceRef& ref,
+    const std::string& namespace_name) {
   absl::StatusOr<informerd::v1::ListResourcesResponse> served =
-      FetchResources(stub, options);
+      FetchResources(stub, options, namespace_name);
   if (!served.ok()) return served.status();
   return ResolveResource(input, ref, *served);
 }
@@ -82,7 +85,8 @@ absl::StatusOr<ResourceTarget> ConnectToResource(const CommandLine& line) {
   ResourceTarget target;
   target.stub = informerd::v1::Cache::NewStub(*channel);
   absl::StatusOr<informerd::v1::ResourceStatus> resource =
-      LookUpResource(target.stub.get(), line.connection, line.resource_arg, line.resource);
+      LookUpResource(target.stub.get(), line.connection, line.resource_arg, line.resource,
+                     RequestNamespace(line, /*namespaced=*/true));
   if (!resource.ok()) return resource.status();
   target.resource = *std::move(resource);
   return target;

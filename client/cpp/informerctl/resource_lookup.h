@@ -34,10 +34,14 @@ absl::StatusOr<informerd::v1::ResourceStatus> ResolveResource(
 // ListResources, then ResolveResource.
 absl::StatusOr<informerd::v1::ResourceStatus> LookUpResource(
     informerd::v1::Cache::Stub* stub, const client::ConnectionOptions& options,
-    const std::string& input, const client::ResourceRef& ref);
+    const std::string& input, const client::ResourceRef& ref,
+    const std::string& namespace_name);
 
+// The resources the caller may list, cluster-wide or (namespace_name set)
+// in that namespace: a caller with a namespace's Role sees its resources.
 absl::StatusOr<informerd::v1::ListResourcesResponse> FetchResources(
-    informerd::v1::Cache::Stub* stub, const client::ConnectionOptions& options);
+    informerd::v1::Cache::Stub* stub, const client::ConnectionOptions& options,
+    const std::string& namespace_name);
 
 // A stub on a channel to line.connection, and the resource line names as
 // the server serves it: what get and watch start from.

@@ -16,7 +16,8 @@ int RunResources(const CommandLine& line) {
   std::unique_ptr<informerd::v1::Cache::Stub> stub =
       informerd::v1::Cache::NewStub(*channel);
   absl::StatusOr<informerd::v1::ListResourcesResponse> served =
-      FetchResources(stub.get(), line.connection);
+      FetchResources(stub.get(), line.connection,
+                     line.all_namespaces ? "" : line.namespace_name);
   if (!served.ok()) return ReportError(served.status());
 
   std::vector<std::vector<std::string>> rows = {

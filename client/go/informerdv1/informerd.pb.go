@@ -861,7 +861,12 @@ func (x *WatchEvent) GetFinalStateUnknown() bool {
 }
 
 type ListResourcesRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Empty: the resources the caller may list in all namespaces (with RBAC
+	// on, the others are left out). Set: also the namespaced resources it may
+	// list in this namespace; their object_count, a count over the whole
+	// cluster, is then 0. An invalid namespace name: INVALID_ARGUMENT.
+	Namespace     string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -894,6 +899,13 @@ func (x *ListResourcesRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use ListResourcesRequest.ProtoReflect.Descriptor instead.
 func (*ListResourcesRequest) Descriptor() ([]byte, []int) {
 	return file_informerd_v1_informerd_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ListResourcesRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
 }
 
 type ResourceStatus struct {
@@ -1118,8 +1130,9 @@ const file_informerd_v1_informerd_proto_rawDesc = "" +
 	"\x05ADDED\x10\x01\x12\f\n" +
 	"\bMODIFIED\x10\x02\x12\v\n" +
 	"\aDELETED\x10\x03\x12\f\n" +
-	"\bBOOKMARK\x10\x04\"\x16\n" +
-	"\x14ListResourcesRequest\"\xc1\x02\n" +
+	"\bBOOKMARK\x10\x04\"4\n" +
+	"\x14ListResourcesRequest\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\"\xc1\x02\n" +
 	"\x0eResourceStatus\x126\n" +
 	"\bresource\x18\x01 \x01(\v2\x1a.informerd.v1.ResourceNameR\bresource\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x1e\n" +

@@ -59,7 +59,7 @@ type CacheClient interface {
 	Get(ctx context.Context, in *GetRequest, opts ...grpc.CallOption) (*GetResponse, error)
 	// The events of one resource, in resourceVersion order, each exactly once.
 	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchEvent], error)
-	// The resources this server serves and the state of their caches.
+	// The served resources the caller may list, and the state of their caches.
 	ListResources(ctx context.Context, in *ListResourcesRequest, opts ...grpc.CallOption) (*ListResourcesResponse, error)
 }
 
@@ -131,7 +131,7 @@ type CacheServer interface {
 	Get(context.Context, *GetRequest) (*GetResponse, error)
 	// The events of one resource, in resourceVersion order, each exactly once.
 	Watch(*WatchRequest, grpc.ServerStreamingServer[WatchEvent]) error
-	// The resources this server serves and the state of their caches.
+	// The served resources the caller may list, and the state of their caches.
 	ListResources(context.Context, *ListResourcesRequest) (*ListResourcesResponse, error)
 	mustEmbedUnimplementedCacheServer()
 }
