@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "server/log/log.h"
 
 namespace informerd::auth {
 namespace {
@@ -72,8 +73,11 @@ absl::StatusOr<UserInfo> Authorizer::Authenticate(std::string_view token) {
     tokens_.Put(key, UserInfo{}, now + options_.token_ttl);
     return absl::UnauthenticatedError(kRejectedToken);
   }
+  // The apiserver's answer stays in informerd's log: callers, who may not
+  // be authenticated at all, learn only that the review failed.
+  log::Warning("auth", absl::StrCat("TokenReview failed: ", user.status().message()));
   return absl::UnavailableError(
-      absl::StrCat("cannot authenticate: the TokenReview failed: ", user.status().message()));
+      "cannot authenticate: the TokenReview failed (informerd's log says why); retry");
 }
 
 absl::Status Authorizer::Authorize(const UserInfo& user, const ResourceAttributes& attributes) {
@@ -83,8 +87,10 @@ absl::Status Authorizer::Authorize(const UserInfo& user, const ResourceAttribute
   if (!allowed.has_value()) {
     absl::StatusOr<bool> reviewed = reviewer_->ReviewAccess(user, attributes);
     if (!reviewed.ok()) {
-      return absl::UnavailableError(absl::StrCat(
-          "cannot authorize: the SubjectAccessReview failed: ", reviewed.status().message()));
+      log::Warning("auth", absl::StrCat("SubjectAccessReview failed: ",
+                                        reviewed.status().message()));
+      return absl::UnavailableError(
+          "cannot authorize: the SubjectAccessReview failed (informerd's log says why); retry");
     }
     allowed = *reviewed;
     decisions_.Put(key, *allowed, now + options_.decision_ttl);
