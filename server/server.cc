@@ -83,6 +83,8 @@ absl::Status Server::StartAll() {
   service_options.max_watches_per_identity = config.limits.max_watches_per_identity;
   service_options.max_lists = config.limits.max_lists;
   service_options.max_lists_per_identity = config.limits.max_lists_per_identity;
+  service_options.max_waiting_reads = config.limits.max_waiting_reads;
+  service_options.max_waiting_reads_per_identity = config.limits.max_waiting_reads_per_identity;
   service_options.rates = config.limits.rates;
   cache_service_ = std::make_unique<service::CacheService>(&registry_, &metrics_, service_options);
 

@@ -186,6 +186,12 @@ class Parser {
          }},
         {"maxListsPerIdentity", [](const Parser& p, const YAML::Node& v, const std::string& k,
                                    L* o) { return p.Size(v, k, 1, 1'000'000, &o->max_lists_per_identity); }},
+        {"maxWaitingReads", [](const Parser& p, const YAML::Node& v, const std::string& k,
+                               L* o) { return p.Size(v, k, 1, 1'000'000, &o->max_waiting_reads); }},
+        {"maxWaitingReadsPerIdentity",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Size(v, k, 1, 1'000'000, &o->max_waiting_reads_per_identity);
+         }},
         {"requestsPerSecond", [](const Parser& p, const YAML::Node& v, const std::string& k,
                                  L* o) { return p.Size(v, k, 1, 1'000'000, &o->rates.total_per_second); }},
         {"requestBurst", [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {

@@ -66,6 +66,8 @@ struct LimitsConfig {
   size_t max_watches_per_identity = 1000;
   size_t max_lists = 256;
   size_t max_lists_per_identity = 16;
+  size_t max_waiting_reads = 64;
+  size_t max_waiting_reads_per_identity = 8;
   // Requests (List, Get, ListResources and Watch starts) per second.
   limits::RateLimits rates;
 };

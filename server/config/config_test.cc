@@ -55,6 +55,8 @@ limits:
   maxWatchesPerIdentity: 5
   maxLists: 40
   maxListsPerIdentity: 4
+  maxWaitingReads: 20
+  maxWaitingReadsPerIdentity: 2
   requestsPerSecond: 900
   requestBurst: 1800
   requestsPerSecondPerIdentity: 30
@@ -73,6 +75,8 @@ limits:
   EXPECT_EQ(config->tls.refresh_interval, absl::Seconds(10));
   EXPECT_EQ(config->limits.max_watches, 500u);
   EXPECT_EQ(config->limits.max_watches_per_identity, 5u);
+  EXPECT_EQ(config->limits.max_waiting_reads, 20u);
+  EXPECT_EQ(config->limits.max_waiting_reads_per_identity, 2u);
   EXPECT_EQ(config->limits.max_lists, 40u);
   EXPECT_EQ(config->limits.max_lists_per_identity, 4u);
   EXPECT_EQ(config->limits.rates.total_per_second, 900);

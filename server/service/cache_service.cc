@@ -47,8 +47,8 @@ grpc::Status ParseVersion(const std::string& text, const char* field, uint64_t* 
 }
 
 // Waits for the resource to be synced and at least at `version`.
-grpc::Status AwaitVersion(const ServedResource& resource, uint64_t version,
-                          absl::Duration timeout) {
+grpc::Status WaitForVersion(const ServedResource& resource, uint64_t version,
+                            absl::Duration timeout) {
   if (resource.informer->WaitForVersion(version, timeout)) return grpc::Status::OK;
   if (!resource.informer->synced()) {
     return grpc::Status(grpc::StatusCode::UNAVAILABLE,
@@ -99,6 +99,8 @@ CacheService::CacheService(const ResourceRegistry* registry, metrics::Metrics* m
       watch_limiter_("concurrent Watch streams", options.max_watches_per_identity,
                      options.max_watches),
       list_limiter_("in-flight Lists", options.max_lists_per_identity, options.max_lists),
+      waiting_read_limiter_("reads waiting for a resource version",
+                            options.max_waiting_reads_per_identity, options.max_waiting_reads),
       rate_limiter_(options.rates),
       continue_tokens_(options.max_list_snapshot_age) {
   if (options_.authorizer != nullptr) recheck_worker_ = std::make_unique<auth::RecheckWorker>();
@@ -148,6 +150,22 @@ grpc::Status CacheService::Authorize(const Caller& caller, const ServedResource&
     absl::StrAppend(&message, "; set namespace");
   }
   return ToGrpc(status, std::move(message));
+}
+
+grpc::Status CacheService::AwaitVersion(const Caller& caller, const ServedResource& resource,
+                                        uint64_t version, const char* method) {
+  if (resource.informer->synced() && resource.informer->resource_version() >= version) {
+    return grpc::Status::OK;
+  }
+  bool per_identity = false;
+  absl::StatusOr<limits::ConcurrencyLimiter::Permit> permit =
+      waiting_read_limiter_.Acquire(caller.identity, &per_identity);
+  if (!permit.ok()) {
+    metrics_->RequestRejected(method, per_identity ? "identity_waiting_reads"
+                                                   : "global_waiting_reads");
+    return ToGrpc(permit.status());
+  }
+  return WaitForVersion(resource, version, options_.version_wait);
 }
 
 grpc::ServerUnaryReactor* CacheService::FinishUnary(grpc::CallbackServerContext* context,
@@ -214,7 +232,7 @@ grpc::Status CacheService::DoList(const Caller& caller, const grpc::ByteBuffer& 
     return ToGrpc(permit.status());
   }
   if (request.continue_token().empty()) {
-    if (grpc::Status status = AwaitVersion(**resource, min_version, options_.version_wait);
+    if (grpc::Status status = AwaitVersion(caller, **resource, min_version, "List");
         !status.ok()) {
       return status;
     }
@@ -279,7 +297,7 @@ grpc::Status CacheService::DoGet(const Caller& caller, const grpc::ByteBuffer& b
       !status.ok()) {
     return status;
   }
-  if (grpc::Status status = AwaitVersion(**resource, min_version, options_.version_wait);
+  if (grpc::Status status = AwaitVersion(caller, **resource, min_version, "Get");
       !status.ok()) {
     return status;
   }
@@ -337,8 +355,7 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const grpc::ByteBuff
     metrics_->RequestRejected("Watch", per_identity ? "identity_limit" : "global_limit");
     return ToGrpc(permit.status());
   }
-  if (grpc::Status status = AwaitVersion(resource, version, options_.version_wait);
-      !status.ok()) {
+  if (grpc::Status status = AwaitVersion(caller, resource, version, "Watch"); !status.ok()) {
     return status;
   }
   WatchStart start;

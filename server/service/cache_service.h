@@ -50,6 +50,11 @@ struct CacheServiceOptions {
   size_t max_watches_per_identity = 1000;
   size_t max_lists = 256;
   size_t max_lists_per_identity = 16;
+  // Gets and Lists that must wait for the cache to reach a version (a
+  // future resource_version, or a resource not synced yet) each hold a
+  // callback thread for up to version_wait; these bound how many do.
+  size_t max_waiting_reads = 64;
+  size_t max_waiting_reads_per_identity = 8;
   limits::RateLimits rates;
   // A continue token whose List began longer ago than this is OUT_OF_RANGE
   // (the apiserver's 410 Expired): it bounds how old a snapshot a caller can
@@ -103,6 +108,12 @@ class CacheService final : public RawCacheService {
                             Caller* caller);
   grpc::Status Authorize(const Caller& caller, const ServedResource& resource,
                          auth::ResourceAttributes attributes, const char* method);
+  // Returns once the resource is synced and at `version` at least, under a
+  // waiting-reads permit when that means waiting; UNAVAILABLE after
+  // options_.version_wait, RESOURCE_EXHAUSTED when the caller (or everyone)
+  // already has the most waiting reads allowed.
+  grpc::Status AwaitVersion(const Caller& caller, const ServedResource& resource,
+                            uint64_t version, const char* method);
   grpc::Status DoList(const Caller& caller, const grpc::ByteBuffer& request,
                       grpc::ByteBuffer* response);
   grpc::Status DoGet(const Caller& caller, const grpc::ByteBuffer& request,
@@ -118,6 +129,7 @@ class CacheService final : public RawCacheService {
   const CacheServiceOptions options_;
   limits::ConcurrencyLimiter watch_limiter_;
   limits::ConcurrencyLimiter list_limiter_;
+  limits::ConcurrencyLimiter waiting_read_limiter_;
   limits::RateLimiter rate_limiter_;
   const ContinueTokens continue_tokens_;
   WatchRegistry watches_;
