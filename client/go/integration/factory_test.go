@@ -330,3 +330,200 @@ func TestFactorySharesStartsAndShutsDown(t *testing.T) {
 		t.Error("Shutdown returned before the running handler had")
 	}
 }
+
+// startTyped makes a factory over counter for the cluster's namespace and
+// the ConfigMap informer in it (opts added), with handlers added before
+// Start; it returns once the informer has synced.
+func startTyped(t *testing.T, lc *liveCluster, counter *countingClient, opts []factory.Option, handlers ...*handlerLog) (*factory.Factory, toolscache.SharedIndexInformer) {
+	t.Helper()
+	f := factory.New(counter, 0, factory.WithNamespace(lc.namespace))
+	t.Cleanup(f.Shutdown)
+	informer, err := f.InformerFor(configMapsGVR, &corev1.ConfigMap{}, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var checkers []toolscache.DoneChecker
+	for _, h := range handlers {
+		reg, err := informer.AddEventHandler(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkers = append(checkers, reg.HasSyncedChecker())
+	}
+	f.StartWithContext(lc.ctx)
+	syncWithin(t, lc.ctx, append(checkers, informer.HasSyncedChecker())...)
+	return f, informer
+}
+
+// TestFactoryLateHandler: a handler added to a running informer while
+// objects change first gets every cached object as an add (isInInitialList),
+// then only live events, its registration syncs, it ends equal to the
+// apiserver; once removed (ShutDownEventHandler) it gets nothing more.
+func TestFactoryLateHandler(t *testing.T) {
+	lc := newLiveCluster(t, "go-factory-late", 15, time.Now().UnixNano(), connection.Options{})
+	counter := newCountingClient(lc.conn)
+	first := newHandlerLog()
+	_, informer := startTyped(t, lc, counter, nil, first)
+
+	stopChurn, churned := make(chan struct{}), make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stopChurn:
+				churned <- nil
+				return
+			default:
+			}
+			if err := lc.churn.step(); err != nil {
+				churned <- err
+				return
+			}
+		}
+	}()
+	if !waitFor(30*time.Second, func() bool { return len(first.history()) >= 15+5 }) {
+		t.Fatal("no live events reached the first handler within 30s")
+	}
+	late := newHandlerLog()
+	reg, err := informer.AddEventHandler(late)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncWithin(t, lc.ctx, reg.HasSyncedChecker())
+	initialAtSync := 0
+	for _, c := range late.history() {
+		if c.initialList {
+			initialAtSync++
+		}
+	}
+	if !waitFor(30*time.Second, func() bool { return len(late.history()) > initialAtSync+3 }) {
+		t.Fatal("the late handler got no live events within 30s")
+	}
+	close(stopChurn)
+	if err := <-churned; err != nil {
+		t.Fatal(err)
+	}
+	converges(t, lc, []toolscache.Store{informer.GetStore()}, []*handlerLog{first, late})
+
+	calls := late.history()
+	live := -1
+	for i, c := range calls {
+		switch {
+		case c.initialList && c.kind != "ADD":
+			t.Errorf("call %d of the late handler: %s in the initial list", i, c.kind)
+		case c.initialList && live >= 0:
+			t.Errorf("call %d of the late handler: an initial add after a live event (call %d)", i, live)
+		case !c.initialList && live < 0:
+			live = i
+		}
+	}
+	if live != initialAtSync || initialAtSync == 0 {
+		t.Errorf("the late handler got %d initial adds, %d of them before its registration synced; want all, and some", live, initialAtSync)
+	}
+
+	if err := toolscache.ShutDownEventHandler(informer, reg); err != nil {
+		t.Fatal(err)
+	}
+	removedAt := len(late.history())
+	lc.churn.steps(t, 10)
+	converges(t, lc, []toolscache.Store{informer.GetStore()}, []*handlerLog{first})
+	if n := len(late.history()); n != removedAt {
+		t.Errorf("the removed handler got %d calls after its removal", n-removedAt)
+	}
+	if watches, lists := counter.calls(); watches != 1 || lists != 0 {
+		t.Errorf("%d Watch and %d List calls; a late handler must cost none (want 1 and 0)", watches, lists)
+	}
+}
+
+// TestFactorySlowHandlerDelaysNoOther: while one handler sleeps a second
+// per event, another gets each event within 50ms of its arrival from
+// informerd.
+func TestFactorySlowHandlerDelaysNoOther(t *testing.T) {
+	const objects, changes = 5, 5
+	lc := newLiveCluster(t, "go-factory-slow", objects, time.Now().UnixNano(), connection.Options{})
+	counter := newCountingClient(lc.conn)
+	slow, fast := newHandlerLog(), newHandlerLog()
+	slow.block = func(c handlerCall) {
+		if !c.initialList {
+			time.Sleep(time.Second) // the slow handler's work, not synchronisation
+		}
+	}
+	startTyped(t, lc, counter, nil, slow, fast)
+
+	for i := 0; i < changes; i++ {
+		if err := lc.api.patchConfigMap(lc.namespace, lc.churn.existing[i%len(lc.churn.existing)], map[string]string{"n": fmt.Sprint("slow-", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !waitFor(30*time.Second, func() bool { return fast.count("UPDATE") == changes }) {
+		t.Fatalf("the fast handler got %d of %d updates within 30s", fast.count("UPDATE"), changes)
+	}
+	if n := slow.count("UPDATE"); n >= changes {
+		t.Errorf("the slow handler had finished all %d updates when the fast one had; it was not slow", n)
+	}
+	var worst time.Duration
+	for _, c := range fast.history() {
+		if c.kind != "UPDATE" {
+			continue
+		}
+		received, ok := counter.receivedAt(c.rv)
+		if !ok {
+			t.Errorf("%s rv %s reached the handler but not through the Watch stream", c.key, c.rv)
+			continue
+		}
+		if d := c.at.Sub(received); d > worst {
+			worst = d
+		}
+	}
+	t.Logf("fast handler: worst delay %v after informerd's event arrived", worst)
+	if worst > 50*time.Millisecond {
+		t.Errorf("the fast handler got an event %v after it arrived from informerd, want at most 50ms", worst)
+	}
+	start := time.Now()
+	converges(t, lc, nil, []*handlerLog{slow, fast})
+	t.Logf("the slow handler caught up %v later", time.Since(start))
+}
+
+// TestFactoryResyncPerHandler: with the informer's resync at 1s, a handler
+// asking for 1s gets resyncs (updates with old and new the same) about
+// three times as often as one asking for 3s, one asking for none gets none,
+// and no resync makes a request to informerd.
+func TestFactoryResyncPerHandler(t *testing.T) {
+	const objects = 4
+	lc := newLiveCluster(t, "go-factory-resync", objects, time.Now().UnixNano(), connection.Options{})
+	counter := newCountingClient(lc.conn)
+	f := factory.New(counter, 0, factory.WithNamespace(lc.namespace))
+	t.Cleanup(f.Shutdown)
+	informer, err := f.InformerFor(configMapsGVR, &corev1.ConfigMap{}, factory.WithResync(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	every1s, every3s, never := newHandlerLog(), newHandlerLog(), newHandlerLog()
+	for h, period := range map[*handlerLog]time.Duration{every1s: time.Second, every3s: 3 * time.Second, never: 0} {
+		if _, err := informer.AddEventHandlerWithResyncPeriod(h, period); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.StartWithContext(lc.ctx)
+	syncWithin(t, lc.ctx, informer.HasSyncedChecker())
+	// Six rounds of the 1s handler take the 3s one through at least one.
+	if !waitFor(30*time.Second, func() bool { return every1s.count("RESYNC") >= 6*objects }) {
+		t.Fatalf("the 1s handler got %d resyncs in 30s", every1s.count("RESYNC"))
+	}
+	fastN, slowN, neverN := every1s.count("RESYNC"), every3s.count("RESYNC"), never.count("RESYNC")
+	t.Logf("resyncs: 1s handler %d, 3s handler %d, no-resync handler %d", fastN, slowN, neverN)
+	if neverN != 0 {
+		t.Errorf("the handler without a resync period got %d resyncs", neverN)
+	}
+	if slowN < objects || slowN >= fastN {
+		t.Errorf("the 3s handler got %d resyncs, the 1s one %d; want at least one round (%d) and fewer", slowN, fastN, objects)
+	}
+	for _, h := range []*handlerLog{every1s, every3s, never} {
+		if n := h.count("UPDATE"); n != 0 {
+			t.Errorf("%d updates with a new resourceVersion, nothing changed", n)
+		}
+	}
+	converges(t, lc, []toolscache.Store{informer.GetStore()}, []*handlerLog{every1s, every3s, never})
+	if watches, lists := counter.calls(); watches != 1 || lists != 0 {
+		t.Errorf("%d Watch and %d List calls; resyncs must come from the local cache (want 1 and 0)", watches, lists)
+	}
+}
