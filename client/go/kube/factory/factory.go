@@ -174,19 +174,29 @@ func (f *Factory) Dynamic(resource schema.GroupVersionResource, opts ...Option) 
 }
 
 // ForResource is Dynamic with the factory's defaults only: the method of
-// dynamicinformer.DynamicSharedInformerFactory. It cannot fail on a valid
-// factory: an unknown resource shows as an informer that never syncs (its
-// Reflector reports the error through the watch error handler and retries).
+// dynamicinformer.DynamicSharedInformerFactory, which has no error result.
+// An unknown resource, like an invalid request, shows as an informer that
+// never syncs: its Reflector reports the error through the watch error
+// handler and retries.
 func (f *Factory) ForResource(resource schema.GroupVersionResource) informers.GenericInformer {
 	e, err := f.informerFor(resource, &unstructured.Unstructured{}, nil)
-	if err != nil {
-		// Only an invalid option given to New gets here: an informer
-		// whose every list fails with that error.
-		e = &entry{
-			informer: cache.NewSharedIndexInformer(failing{err}, &unstructured.Unstructured{}, 0, cache.Indexers{}),
-			resource: resource.GroupResource(),
-		}
+	if err == nil {
+		return genericInformer{e}
 	}
+	// An invalid option given to New, or no Resource: a shared informer
+	// whose every list fails with that error, started and reported (never
+	// synced) like the others.
+	key := Key{Resource: resource, Type: unstructuredType}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if e, ok := f.informers[key]; ok {
+		return genericInformer{e}
+	}
+	e = &entry{
+		informer: cache.NewSharedIndexInformer(failing{err}, &unstructured.Unstructured{}, 0, cache.Indexers{}),
+		resource: resource.GroupResource(),
+	}
+	f.informers[key] = e
 	return genericInformer{e}
 }
 

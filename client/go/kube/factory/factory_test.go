@@ -136,9 +136,34 @@ func TestInvalidRequestsAreRefusedByName(t *testing.T) {
 	if _, err := bad.Dynamic(podsGVR); err == nil {
 		t.Error("Dynamic on a factory with an invalid option: no error")
 	}
-	if bad.ForResource(podsGVR).Informer() == nil {
-		t.Error("ForResource on a factory with an invalid option returned no informer")
+	failing := bad.ForResource(podsGVR).Informer()
+	if failing == nil || bad.ForResource(podsGVR).Informer() != failing {
+		t.Error("ForResource on a factory with an invalid option: want one shared informer that fails")
 	}
+	if len(bad.Keys()) != 1 {
+		t.Errorf("the failing informer is not kept under its key: %v", bad.Keys())
+	}
+	reported := make(chan error, 1)
+	if err := failing.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
+		select {
+		case reported <- err:
+		default:
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	bad.StartWithContext(ctx)
+	select {
+	case err := <-reported:
+		if !strings.Contains(err.Error(), "needs both a name and a function") {
+			t.Errorf("the failing informer reported %v, want the option's error", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("the failing informer reported no error within 30s")
+	}
+	cancel()
+	bad.Shutdown()
 }
 
 func TestTweakSelectorsAreTheKey(t *testing.T) {
