@@ -9,12 +9,14 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/informerd/informerd/client/go/connection"
+	"github.com/informerd/informerd/client/go/informerdv1"
 	"github.com/informerd/informerd/client/go/kube/factory"
 )
 
@@ -167,8 +169,9 @@ func syncWithin(t *testing.T, ctx context.Context, checkers ...toolscache.DoneCh
 
 // TestFactorySharesStartsAndShutsDown: equal keys share one informer and one
 // Watch stream; Start starts only what is new; WaitForCacheSync reports
-// each; a transform and custom indexes apply to the cache; Shutdown returns
-// only once a running handler has returned.
+// each; typed, dynamic (also without a version) and metadata-only informers,
+// selectors, a transform and custom indexes give the caches they should;
+// Shutdown returns only once a running handler has returned.
 func TestFactorySharesStartsAndShutsDown(t *testing.T) {
 	lc := newLiveCluster(t, "go-factory", 10, time.Now().UnixNano(), connection.Options{})
 	counter := newCountingClient(lc.conn)
@@ -231,20 +234,33 @@ func TestFactorySharesStartsAndShutsDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// And metadata only, and a dynamic one without a version (informerd's).
+	metadata, err := f.InformerFor(configMapsGVR, &metav1.PartialObjectMetadata{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unversioned := schema.GroupVersionResource{Resource: "configmaps"}
+	teamB, err := f.Dynamic(unversioned, factory.WithSelectors("team=b", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got := f.WaitForCacheSync(lc.ctx.Done()); !reflect.DeepEqual(got, map[schema.GroupVersionResource]bool{configMapsGVR: true}) {
 		t.Errorf("before the second Start, WaitForCacheSync = %v, want only the two started informers' resource, synced", got)
 	}
 	f.StartWithContext(lc.ctx)
-	syncWithin(t, lc.ctx, selected.HasSyncedChecker(), transformed.HasSyncedChecker())
-	if watches, lists := counter.calls(); watches != 4 || lists != 0 {
-		t.Errorf("after the second Start, %d Watch and %d List calls; want 4 and 0 (one per informer)", watches, lists)
+	syncWithin(t, lc.ctx, selected.HasSyncedChecker(), transformed.HasSyncedChecker(), metadata.HasSyncedChecker(), teamB.Informer().HasSyncedChecker())
+	if watches, lists := counter.calls(); watches != 6 || lists != 0 {
+		t.Errorf("after the second Start, %d Watch and %d List calls; want 6 and 0 (one per informer)", watches, lists)
 	}
-	if got := f.WaitForCacheSync(lc.ctx.Done()); !reflect.DeepEqual(got, map[schema.GroupVersionResource]bool{configMapsGVR: true}) {
+	if n := counter.count(informerdv1.Projection_PROJECTION_METADATA); n != 1 {
+		t.Errorf("%d metadata-only Watch calls, want 1", n)
+	}
+	if got := f.WaitForCacheSync(lc.ctx.Done()); !reflect.DeepEqual(got, map[schema.GroupVersionResource]bool{configMapsGVR: true, unversioned: true}) {
 		t.Errorf("WaitForCacheSync = %v", got)
 	}
 
 	lc.churn.steps(t, 30)
-	converges(t, lc, []toolscache.Store{typed.GetStore(), dynamic.Informer().GetStore(), transformed.GetStore()}, []*handlerLog{typedLog, dynamicLog})
+	converges(t, lc, []toolscache.Store{typed.GetStore(), dynamic.Informer().GetStore(), transformed.GetStore(), metadata.GetStore()}, []*handlerLog{typedLog, dynamicLog})
 	listed, err := lc.api.listConfigMaps(lc.namespace)
 	if err != nil {
 		t.Fatal(err)
@@ -266,6 +282,14 @@ func TestFactorySharesStartsAndShutsDown(t *testing.T) {
 	if n := len(selected.GetStore().List()); n != teamA {
 		t.Errorf("the team=a informer holds %d objects, the whole cache %d of team a", n, teamA)
 	}
+	if n, all := len(teamB.Informer().GetStore().List()), len(typed.GetStore().List()); n != all-teamA {
+		t.Errorf("the dynamic team=b informer holds %d objects, want %d", n, all-teamA)
+	}
+	for _, obj := range metadata.GetStore().List() {
+		if m := obj.(*metav1.PartialObjectMetadata); m.GroupVersionKind() != corev1.SchemeGroupVersion.WithKind("ConfigMap") {
+			t.Errorf("%s: metadata of kind %v", m.Name, m.GroupVersionKind())
+		}
+	}
 	byIndex, err := typed.GetIndexer().ByIndex("team", "a")
 	if err != nil || len(byIndex) != teamA {
 		t.Errorf(`ByIndex("team", "a") = %d objects (%v), want %d`, len(byIndex), err, teamA)
@@ -274,8 +298,8 @@ func TestFactorySharesStartsAndShutsDown(t *testing.T) {
 	if err != nil || len(indexKeys) != teamA {
 		t.Errorf(`IndexKeys("team", "a") = %v (%v), want %d keys`, indexKeys, err, teamA)
 	}
-	if watches, lists := counter.calls(); watches != 4 || lists != 0 {
-		t.Errorf("after churn, %d Watch and %d List calls; want still 4 and 0", watches, lists)
+	if watches, lists := counter.calls(); watches != 6 || lists != 0 {
+		t.Errorf("after churn, %d Watch and %d List calls; want still 6 and 0", watches, lists)
 	}
 
 	// Shutdown while a handler runs: it returns only after the handler.
