@@ -1,10 +1,8 @@
 package integration
 
 import (
-	"context"
 	"fmt"
 	"reflect"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,32 +14,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"google.golang.org/grpc"
-
 	"github.com/informerd/informerd/client/go/connection"
 	"github.com/informerd/informerd/client/go/informerdv1"
 	"github.com/informerd/informerd/client/go/kube/crcache"
 )
-
-// countingClient counts the Watch calls that reach informerd, by projection.
-type countingClient struct {
-	informerdv1.CacheClient
-	mu      sync.Mutex
-	watches map[informerdv1.Projection]int
-}
-
-func (c *countingClient) Watch(ctx context.Context, req *informerdv1.WatchRequest, opts ...grpc.CallOption) (informerdv1.Cache_WatchClient, error) {
-	c.mu.Lock()
-	c.watches[req.GetProjection()]++
-	c.mu.Unlock()
-	return c.CacheClient.Watch(ctx, req, opts...)
-}
-
-func (c *countingClient) count(p informerdv1.Projection) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.watches[p]
-}
 
 // TestControllerRuntimeCacheOverInformerd: a controller-runtime cache made by
 // crcache.NewCacheFunc serves typed, unstructured and metadata-only reads
@@ -51,7 +27,7 @@ func (c *countingClient) count(p informerdv1.Projection) int {
 func TestControllerRuntimeCacheOverInformerd(t *testing.T) {
 	lc := newLiveCluster(t, "go-crcache", 8, time.Now().UnixNano(), connection.Options{})
 	env, api, namespace, churn, ctx, cancel, conn := lc.env, lc.api, lc.namespace, lc.churn, lc.ctx, lc.cancel, lc.conn
-	counter := &countingClient{CacheClient: informerdv1.NewCacheClient(conn), watches: map[informerdv1.Projection]int{}}
+	counter := newCountingClient(conn)
 
 	restConfig, err := clientcmd.BuildConfigFromFlags("", env.kubeconfig)
 	if err != nil {

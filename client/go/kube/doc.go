@@ -7,7 +7,9 @@
 //		corev1.SchemeGroupVersion.WithResource("pods"), &corev1.Pod{})
 //	informer := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, cache.Indexers{})
 //
-// runs unchanged on informerd. Writes still go to the apiserver.
+// runs unchanged on informerd. Writes still go to the apiserver. Package
+// kube/factory builds client-go's shared informer factory on this
+// ListerWatcher; kube/crcache plugs it into controller-runtime.
 //
 // What the Reflector relies on is kept:
 //   - every decoded object carries the resource's apiVersion and kind,
