@@ -5,7 +5,6 @@ the queue bound and transforms."""
 import threading
 import time
 
-import grpc
 import pytest
 
 from informerd import (Backoff, CachedObject, HandlerFuncs, Informer,
