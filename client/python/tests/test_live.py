@@ -11,8 +11,8 @@ also across an informerd restart.
 import threading
 import time
 
-from informerd import (ConnectionOptions, Informer, ResourceEventHandler,
-                       connect)
+from informerd import (ConnectionOptions, HandlerFuncs, Informer,
+                       ResourceEventHandler, connect)
 from live_env import CATCH_UP_SECONDS, TIMEOUT, configmap, live_cluster
 
 
@@ -222,6 +222,52 @@ def test_metadata_projection_caches_only_metadata(tmp_path):
             assert meta.uid == created["metadata"]["uid"]
             assert meta.labels == {"app": "db"}
             assert obj.labels == {"app": "db"}
+        finally:
+            informer.stop(TIMEOUT)
+            channel.close()
+
+
+def test_slow_handler_does_not_delay_another(tmp_path):
+    """One handler takes 1 s per event; the other gets each event within
+    50 ms of the informer receiving it (the transform runs as it does)."""
+    with live_cluster(str(tmp_path)) as (apiserver, informerd, ns):
+        received_at = {}
+        fast_at = {}
+        slow_seen = []
+        all_fast = threading.Event()
+        names = ["x%d" % i for i in range(5)]
+
+        def timestamp(obj):
+            received_at[(obj.key, obj.resource_version)] = time.monotonic()
+            return obj
+
+        def fast(obj):
+            fast_at[(obj.key, obj.resource_version)] = time.monotonic()
+            if len(fast_at) == len(names):
+                all_fast.set()
+
+        def slow(obj):
+            slow_seen.append(obj.key)
+            time.sleep(1.0)  # The slow handler's work.
+
+        channel = connect(ConnectionOptions([informerd.grpc_address]))
+        informer = Informer(channel, "configmaps", namespace=ns,
+                            transform=timestamp)
+        informer.add_event_handler(HandlerFuncs(on_add=slow))
+        informer.add_event_handler(HandlerFuncs(on_add=fast))
+        try:
+            informer.start()
+            assert informer.wait_for_sync(TIMEOUT), informer.last_error
+            path = "/api/v1/namespaces/%s/configmaps" % ns
+            for name in names:
+                apiserver.call("POST", path, configmap(name, "1"))
+            assert all_fast.wait(TIMEOUT), fast_at
+            assert len(slow_seen) <= 2, slow_seen  # 1 s per event.
+            delays = {item: fast_at[item] - received_at[item]
+                      for item in fast_at}
+            print("fast handler delay after the informer received (s):",
+                  sorted(round(d, 4) for d in delays.values()))
+            assert max(delays.values()) < 0.05, delays
         finally:
             informer.stop(TIMEOUT)
             channel.close()
