@@ -3,6 +3,9 @@
 run-tests.sh installs the package with pip and runs pytest outside the
 source tree; a source checkout on sys.path would test code that is not
 what users get (and has no generated API modules).
+
+Also the ``fake_caches`` fixture: in-process scripted servers (see
+fake_server.py) with a channel each, closed after the test.
 """
 
 import os
