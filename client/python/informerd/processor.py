@@ -37,11 +37,12 @@ import collections
 import logging
 import threading
 import time
-from typing import Deque, Dict, List, Optional, Tuple
+from typing import Deque, Dict, List, NamedTuple, Optional
 
 from informerd.diff import ChangeType, diff_relist
 from informerd.handlers import ResourceEventHandler
 from informerd.objects import CachedObject
+from informerd.store import Store
 
 _log = logging.getLogger("informerd")
 
@@ -57,8 +58,33 @@ _ADD, _UPDATE, _DELETE, _SYNCED = "add", "update", "delete", "synced"
 # resync are bounded by the cache's size and queued at most once at a time.
 _LIVE, _SNAPSHOT, _RESYNC = "live", "snapshot", "resync"
 
-# (kind, origin, first object, second object or final_state_unknown)
-_Notification = Tuple[str, str, Optional[CachedObject], object]
+
+
+class _Notification(NamedTuple):
+    kind: str
+    origin: str
+    # add: the object; update: the new one; delete: the last state known.
+    obj: Optional[CachedObject] = None
+    old: Optional[CachedObject] = None   # update only.
+    final_state_unknown: bool = False    # delete only.
+
+
+def _add(origin: str, obj: CachedObject) -> _Notification:
+    return _Notification(_ADD, origin, obj)
+
+
+def _update(origin: str, old: CachedObject,
+            new: CachedObject) -> _Notification:
+    return _Notification(_UPDATE, origin, new, old)
+
+
+def _delete(origin: str, obj: CachedObject,
+            final_state_unknown: bool) -> _Notification:
+    return _Notification(_DELETE, origin, obj, None, final_state_unknown)
+
+
+def _synced(origin: str) -> _Notification:
+    return _Notification(_SYNCED, origin)
 
 
 class HandlerRegistration:
@@ -123,7 +149,7 @@ class HandlerRegistration:
             if self._stopped or self._lagging:
                 return
             self._queue.append(item)
-            if item[1] == _LIVE:
+            if item.origin == _LIVE:
                 self._live_pending += 1
                 if self._limit is not None and \
                         self._live_pending > self._limit:
@@ -165,7 +191,7 @@ class HandlerRegistration:
         next_resync = (time.monotonic() + self._resync_period
                        if self._resync_period > 0 else None)
         while True:
-            item = None
+            item: Optional[_Notification] = None
             catch_up = resync = False
             with self._cond:
                 while True:
@@ -191,7 +217,7 @@ class HandlerRegistration:
                 # Due, or else the check below would have waited longer.
                 next_resync = time.monotonic() + self._resync_period
                 self._resync()
-            else:
+            elif item is not None:
                 self._deliver(item)
             if next_resync is not None and item is not None:
                 # A resync due while the handler works is queued right after
@@ -203,35 +229,34 @@ class HandlerRegistration:
     def _pop(self) -> _Notification:
         """REQUIRES: _cond held and the queue not empty."""
         item = self._queue.popleft()
-        kind, origin, first, second = item
-        if origin == _LIVE:
+        if item.origin == _LIVE:
             self._live_pending -= 1
-        elif origin == _RESYNC:
+        elif item.origin == _RESYNC:
             self._resync_pending -= 1
-        if self._given is not None:
-            if kind == _ADD:
-                self._given[first.key] = first
-            elif kind == _UPDATE:
-                self._given[second.key] = second
-            elif kind == _DELETE:
-                self._given.pop(first.key, None)
+        if self._given is not None and item.obj is not None:
+            if item.kind == _DELETE:
+                self._given.pop(item.obj.key, None)
+            else:
+                self._given[item.obj.key] = item.obj
         return item
 
     def _deliver(self, item: _Notification) -> None:
-        kind, _, first, second = item
         try:
-            if kind == _ADD:
-                self._handler.on_add(first)
-            elif kind == _UPDATE:
-                self._handler.on_update(first, second)
-            elif kind == _DELETE:
-                self._handler.on_delete(first, bool(second))
-            else:
+            if item.kind == _SYNCED:
                 self._synced.set()
                 self._handler.on_synced()
+                return
+            assert item.obj is not None
+            if item.kind == _ADD:
+                self._handler.on_add(item.obj)
+            elif item.kind == _UPDATE:
+                assert item.old is not None
+                self._handler.on_update(item.old, item.obj)
+            else:
+                self._handler.on_delete(item.obj, item.final_state_unknown)
         except Exception:  # pylint: disable=broad-except
             _log.exception("event handler %r raised in on_%s",
-                           self._handler, kind)
+                           self._handler, item.kind)
 
     def _catch_up(self) -> None:
         with self._processor.lock:
@@ -243,17 +268,20 @@ class HandlerRegistration:
                 given = self._given if self._given is not None else {}
                 for change in diff_relist(given, cached):
                     if change.type is ChangeType.ADD:
-                        self._queue.append(
-                            (_ADD, _SNAPSHOT, change.new, None))
+                        assert change.new is not None
+                        self._queue.append(_add(_SNAPSHOT, change.new))
                     elif change.type is ChangeType.UPDATE:
+                        assert change.old is not None and \
+                            change.new is not None
                         self._queue.append(
-                            (_UPDATE, _SNAPSHOT, change.old, change.new))
+                            _update(_SNAPSHOT, change.old, change.new))
                     else:
-                        self._queue.append(
-                            (_DELETE, _SNAPSHOT, change.old, True))
+                        assert change.old is not None
+                        self._queue.append(_delete(_SNAPSHOT, change.old,
+                                                   True))
                 # A synced notification dropped with the queue is owed still.
                 if informer_synced and not self._synced.is_set():
-                    self._queue.append((_SYNCED, _SNAPSHOT, None, None))
+                    self._queue.append(_synced(_SNAPSHOT))
                 self._lagging = False
                 self.catch_ups += 1
 
@@ -266,7 +294,7 @@ class HandlerRegistration:
                 if self._stopped or self._lagging or self._resync_pending:
                     return
                 for obj in cached:
-                    self._queue.append((_UPDATE, _RESYNC, obj, obj))
+                    self._queue.append(_update(_RESYNC, obj, obj))
                 self._resync_pending = len(cached)
                 self.resyncs += 1
 
@@ -283,7 +311,7 @@ class SharedProcessor(ResourceEventHandler):
     thread.
     """
 
-    def __init__(self, store, default_resync_period: float,
+    def __init__(self, store: Store, default_resync_period: float,
                  limit: Optional[int]) -> None:
         if limit is not None and limit < 1:
             raise ValueError("handler_queue_limit: must be positive or None")
@@ -317,10 +345,9 @@ class SharedProcessor(ResourceEventHandler):
             if self._stopped:
                 raise RuntimeError("add_event_handler: informer stopped")
             if self._synced:
-                initial: List[_Notification] = [
-                    (_ADD, _SNAPSHOT, obj, None)
-                    for obj in self.snapshot_locked()]
-                initial.append((_SYNCED, _SNAPSHOT, None, None))
+                initial = [_add(_SNAPSHOT, obj)
+                           for obj in self.snapshot_locked()]
+                initial.append(_synced(_SNAPSHOT))
                 registration._queue_initial(initial)
             self._registrations.append(registration)
             if self._started:
@@ -363,20 +390,20 @@ class SharedProcessor(ResourceEventHandler):
 
     def on_add(self, obj: CachedObject) -> None:
         for registration in self._registrations:
-            registration._push((_ADD, _LIVE, obj, None))
+            registration._push(_add(_LIVE, obj))
 
     def on_update(self, old: CachedObject, new: CachedObject) -> None:
         for registration in self._registrations:
-            registration._push((_UPDATE, _LIVE, old, new))
+            registration._push(_update(_LIVE, old, new))
 
     def on_delete(self, obj: CachedObject, final_state_unknown: bool) -> None:
         for registration in self._registrations:
-            registration._push((_DELETE, _LIVE, obj, final_state_unknown))
+            registration._push(_delete(_LIVE, obj, final_state_unknown))
 
     def on_synced(self) -> None:
         self._synced = True
         for registration in self._registrations:
-            registration._push((_SYNCED, _SNAPSHOT, None, None))
+            registration._push(_synced(_SNAPSHOT))
 
 
 def _check_period(name: str, seconds: float) -> None:
