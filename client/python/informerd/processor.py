@@ -115,8 +115,8 @@ class HandlerRegistration:
             {} if limit is not None else None
         self._synced = threading.Event()
         self._thread: Optional[threading.Thread] = None
-        self.resyncs = 0            # Resync rounds queued; for tests, logs.
-        self.catch_ups = 0          # Times it lagged and caught up.
+        self._resyncs = 0           # Guarded by _cond.
+        self._catch_ups = 0         # Guarded by _cond.
 
     @property
     def handler(self) -> ResourceEventHandler:
@@ -126,6 +126,19 @@ class HandlerRegistration:
     def resync_period(self) -> float:
         """Seconds between this handler's resyncs; 0: none."""
         return self._resync_period
+
+    @property
+    def resyncs(self) -> int:
+        """Resync rounds queued for this handler so far."""
+        with self._cond:
+            return self._resyncs
+
+    @property
+    def catch_ups(self) -> int:
+        """Times this handler lagged (see the module docstring) and caught
+        up from the cache."""
+        with self._cond:
+            return self._catch_ups
 
     def has_synced(self) -> bool:
         """True once the handler has been given every object of the
@@ -214,14 +227,13 @@ class HandlerRegistration:
             if catch_up:
                 self._catch_up()
             elif resync:
-                # Due, or else the check below would have waited longer.
                 next_resync = time.monotonic() + self._resync_period
                 self._resync()
             elif item is not None:
                 self._deliver(item)
             if next_resync is not None and item is not None:
-                # A resync due while the handler works is queued right after
-                # the current call, not after the whole backlog.
+                # A handler whose queue never empties still gets its
+                # resyncs on time, queued behind what already waits.
                 if time.monotonic() >= next_resync:
                     next_resync = time.monotonic() + self._resync_period
                     self._resync()
@@ -283,7 +295,7 @@ class HandlerRegistration:
                 if informer_synced and not self._synced.is_set():
                     self._queue.append(_synced(_SNAPSHOT))
                 self._lagging = False
-                self.catch_ups += 1
+                self._catch_ups += 1
 
     def _resync(self) -> None:
         if not self._synced.is_set():
@@ -296,7 +308,7 @@ class HandlerRegistration:
                 for obj in cached:
                     self._queue.append(_update(_RESYNC, obj, obj))
                 self._resync_pending = len(cached)
-                self.resyncs += 1
+                self._resyncs += 1
 
 
 class SharedProcessor(ResourceEventHandler):
