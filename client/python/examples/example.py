@@ -2,9 +2,14 @@
 
 Prints one line per handler call, flushed: SYNCED once after the initial
 sync, ADD key rv, UPDATE key oldrv newrv, DELETE key rv [final-state-unknown].
-On SIGTERM (or SIGINT) prints the lister's content as sorted `CACHE key rv`
-lines and exits 0. Keys are ns/name, or name for cluster-scoped objects.
-Logs go to stderr; nothing else goes to stdout.
+Right after SYNCED it adds a second handler to the running informer, which
+prints the same lines prefixed with LATE: the cache's objects as LATE ADD,
+LATE SYNCED once its registration has synced, then live changes. Both
+handlers run on their own threads and write whole lines under one lock.
+On SIGTERM (or SIGINT) stops the informer and its handlers, prints the
+lister's content as sorted `CACHE key rv` lines and exits 0. Keys are
+ns/name, or name for cluster-scoped objects. Logs go to stderr; nothing
+else goes to stdout.
 """
 
 from __future__ import annotations
@@ -29,8 +34,8 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-class LinePrinter(informerd.ResourceEventHandler):
-    """Writes one flushed stdout line per handler call."""
+class Output:
+    """stdout, one whole flushed line at a time, from any thread."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -39,6 +44,19 @@ class LinePrinter(informerd.ResourceEventHandler):
         with self._lock:
             sys.stdout.write(line + "\n")
             sys.stdout.flush()
+
+
+class LinePrinter(informerd.ResourceEventHandler):
+    """Writes one line per handler call, after ``prefix``."""
+
+    def __init__(self, output: Output, prefix: str = "") -> None:
+        self._output = output
+        self._prefix = prefix
+        self.synced = threading.Event()
+        self.registration: Optional[informerd.HandlerRegistration] = None
+
+    def emit(self, line: str) -> None:
+        self._output.emit(self._prefix + line)
 
     def on_add(self, obj: informerd.CachedObject) -> None:
         self.emit("ADD %s %s" % (obj.key, obj.resource_version))
@@ -54,7 +72,12 @@ class LinePrinter(informerd.ResourceEventHandler):
         self.emit("DELETE %s %s%s" % (obj.key, obj.resource_version, suffix))
 
     def on_synced(self) -> None:
+        # The registration reports has_synced from this call on.
+        if self.registration is not None and \
+                not self.registration.has_synced():
+            logging.error("%sSYNCED before has_synced", self._prefix)
         self.emit("SYNCED")
+        self.synced.set()
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -68,23 +91,29 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         channel = informerd.connect(informerd.ConnectionOptions(
             addresses=[args.server], token_file=args.token_file))
-        informer = informerd.Informer(
-            channel, args.resource, namespace=args.namespace,
-            label_selector=args.selector)
+        factory = informerd.SharedInformerFactory(channel)
+        informer = factory.informer(args.resource, namespace=args.namespace,
+                                    label_selector=args.selector)
     except ValueError as error:
         print("example: %s" % error, file=sys.stderr)
         return 2
-    printer = LinePrinter()
-    informer.add_event_handler(printer)
-    informer.start()
+    output = Output()
+    printer = LinePrinter(output)
+    printer.registration = informer.add_event_handler(printer)
+    factory.start()
     # Waits in slices so the signal handler gets to run promptly.
+    while not printer.synced.wait(0.5) and not terminate.is_set():
+        pass
+    if not terminate.is_set():
+        late = LinePrinter(output, "LATE ")
+        late.registration = informer.add_event_handler(late)
     while not terminate.wait(0.5):
         pass
-    informer.stop()
+    factory.shutdown()  # No handler runs after this: CACHE lines come last.
     lines = sorted("CACHE %s %s" % (obj.key, obj.resource_version)
                    for obj in informer.lister.list())
     for line in lines:
-        printer.emit(line)
+        output.emit(line)
     channel.close()
     return 0
 

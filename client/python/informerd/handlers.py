@@ -1,13 +1,19 @@
 """Event handlers: what an informer calls when its cache changes.
 
-All methods run on the informer's thread, one call at a time, in the order
-of the changes. A slow handler slows the reading of the stream; the client
-buffers nothing beyond one relist, because the server bounds what a slow
-reader costs: it cuts a watcher that falls behind its history with
-RESOURCE_EXHAUSTED, and the informer then catches up by diff. Handlers should
-therefore only record what changed (e.g. enqueue the key) and leave the work
-to another thread. An exception escaping a handler is logged and does not
+Each handler added to an informer runs on its own thread, one call at a
+time, in the order of the changes (processor.py): a slow handler delays
+neither the other handlers nor the informer's reading of the stream. What a
+handler has not yet taken waits in its queue, up to the informer's
+``handler_queue_limit`` live notifications; past that, the handler catches
+up from the cache by diff when it is done with its current call (it then
+skips intermediate versions; deletes it missed come with
+``final_state_unknown=True``). Handlers should still be quick (record what
+changed, e.g. enqueue the key, and leave the work to a worker) so that they
+see every version. An exception escaping a handler is logged and does not
 stop the informer or the other handlers.
+
+A resync (per-handler ``resync_period``) calls ``on_update(obj, obj)`` with
+the same cached object as old and new, for every cached object.
 """
 
 from __future__ import annotations
@@ -32,8 +38,10 @@ class ResourceEventHandler:
         necessarily the final one."""
 
     def on_synced(self) -> None:
-        """Once, after the handler calls of the first listing and before
-        any live change."""
+        """Once, after the adds of the first listing (or, for a handler
+        added to a synced informer, of the cache's content) and before any
+        live change. The handler's registration reports has_synced() from
+        this call on."""
 
 
 class HandlerFuncs(ResourceEventHandler):

@@ -12,31 +12,41 @@ server is up and has said what to do. Only when relist codes follow each
 other without a single event in between does the backoff apply, so a
 server that keeps refusing is not hammered.
 
-Handlers run on the informer's thread; see handlers.py for the slow-handler
-policy. Thread safety: lister, has_synced, wait_for_sync and last_error may
-be used from any thread; add_event_handler, start and stop are for the owner.
+Handlers may be added and removed at any time. Each runs on its own thread
+with its own queue (processor.py): a handler added to a running informer
+first gets every cached object as an add, then live changes; a slow handler
+delays neither the others nor the reading of the stream; a handler's
+resync period delivers synthetic updates from the cache to that handler
+only. Thread safety: every method may be called from any thread; stop()
+not from a handler.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from typing import List, Mapping, Optional, Tuple, Union
+import time
+from typing import Mapping, Optional, Tuple, Union
 
 import grpc
 
 from informerd.backoff import Backoff
 from informerd.handlers import ResourceEventHandler
+from informerd.processor import (DEFAULT_HANDLER_QUEUE_LIMIT,
+                                 HandlerRegistration, SharedProcessor)
 from informerd.proto import pb, pb_grpc
 from informerd.resource import parse_resource
 from informerd.selectors import parse_label_selector
 from informerd.store import IndexFunc, Lister, Store
 from informerd.sync import RELIST_CODES, CacheSync
+from informerd.transforms import Transform
 
 _log = logging.getLogger("informerd")
 
 
 class Informer:
+    """A cache of one resource kept current from an informerd server, with
+    handlers called on every change. See the module docstring."""
 
     def __init__(self, channel: grpc.Channel,
                  resource: Union[str, "pb.ResourceName"], *,
@@ -44,6 +54,10 @@ class Informer:
                  field_selector: str = "",
                  projection: int = pb.PROJECTION_FULL,
                  indexers: Optional[Mapping[str, IndexFunc]] = None,
+                 transform: Optional[Transform] = None,
+                 resync_period: float = 0.0,
+                 handler_queue_limit: Optional[int] =
+                 DEFAULT_HANDLER_QUEUE_LIMIT,
                  backoff: Optional[Backoff] = None) -> None:
         """``channel`` from informerd.connect, owned by the caller and open
         while the informer runs. ``resource`` as parse_resource accepts.
@@ -51,8 +65,14 @@ class Informer:
         metadata of each object, as client-go's metadata informers do (the
         kubernetes package has no PartialObjectMetadata model: decode the
         ``metadata`` with ``V1ObjectMeta.from_dict``).
+        ``transform`` is applied to every received object before it is
+        stored (transforms.py). ``resync_period``: the default of handlers
+        added without one, in seconds, 0 for none. ``handler_queue_limit``:
+        live notifications a handler may have waiting before it catches up
+        from the cache instead (processor.py); None for unbounded.
         Raises ValueError (SelectorError) for a label selector that does not
-        parse, and for bad resource names, projections or indexers."""
+        parse, and for bad resource names, projections, indexers, periods
+        or limits."""
         if projection not in pb.Projection.values():
             raise ValueError("projection: unknown value %r; use "
                              "pb.PROJECTION_FULL or pb.PROJECTION_METADATA"
@@ -67,7 +87,9 @@ class Informer:
             allow_bookmarks=True, projection=projection)
         self._store = Store(indexers)
         self._lister = Lister(self._store)
-        self._handlers: List[ResourceEventHandler] = []
+        self._transform = transform
+        self._processor = SharedProcessor(self._store, resync_period,
+                                          handler_queue_limit)
         self._backoff = backoff or Backoff()
         self._thread: Optional[threading.Thread] = None
         self._stopping = threading.Event()
@@ -80,33 +102,79 @@ class Informer:
     def lister(self) -> Lister:
         return self._lister
 
-    def add_event_handler(self, handler: ResourceEventHandler) -> None:
-        """REQUIRES: start() has not been called."""
-        if self._thread is not None:
-            raise RuntimeError("add_event_handler: informer already started")
-        self._handlers.append(handler)
+    @property
+    def request(self) -> "pb.WatchRequest":
+        """A copy of the Watch request this informer makes."""
+        request = pb.WatchRequest()
+        request.CopyFrom(self._request)
+        return request
+
+    def add_event_handler(self, handler: ResourceEventHandler,
+                          resync_period: Optional[float] = None
+                          ) -> HandlerRegistration:
+        """Adds ``handler``, before or after start(), with its own queue and
+        thread. On a synced informer it first gets every cached object as
+        an add (sorted by key) and ``on_synced``, then live changes, in
+        order; otherwise the initial listing's adds and ``on_synced`` when
+        the informer syncs. ``resync_period`` (seconds; None: the
+        informer's, 0: none): how often it gets every cached object as an
+        update with ``old is new``, as client-go's
+        AddEventHandlerWithResyncPeriod. Raises RuntimeError after stop()."""
+        return self._processor.add(handler, resync_period)
+
+    def remove_event_handler(self, registration: HandlerRegistration,
+                             timeout: Optional[float] = None) -> None:
+        """No call of the handler starts after this returns; waits (up to
+        ``timeout``) for the one running, unless called from that handler.
+        Its queue is dropped. Removing it twice does nothing."""
+        self._processor.remove(registration, timeout)
+
+    def add_indexers(self, indexers: Mapping[str, IndexFunc]) -> None:
+        """Adds index functions at any time, indexing what is cached.
+        Raises ValueError naming an index that exists already."""
+        self._store.add_indexers(indexers)
+
+    def indexers(self) -> Mapping[str, IndexFunc]:
+        """Index name -> function, with the built-in namespace index."""
+        return self._store.indexers()
+
+    @property
+    def transform(self) -> Optional[Transform]:
+        return self._transform
 
     def start(self) -> None:
-        """Starts the informer's thread. REQUIRES: called at most once."""
+        """Starts the informer's thread and its handlers' threads.
+        REQUIRES: called at most once."""
         if self._thread is not None:
             raise RuntimeError("start: informer already started")
+        if self._stopping.is_set():
+            raise RuntimeError("start: informer stopped")
         self._thread = threading.Thread(
             target=self._run, daemon=True,
             name="informer-%s" % self._request.resource.resource)
+        self._processor.start()
         self._thread.start()
 
+    @property
+    def started(self) -> bool:
+        return self._thread is not None
+
     def stop(self, timeout: Optional[float] = None) -> None:
-        """Cancels the stream and waits until the thread, and any handler it
-        is running, has finished. Idempotent. REQUIRES: not called from a
-        handler."""
-        if self._thread is threading.current_thread():
+        """Cancels the stream, drops what is queued for handlers, and waits
+        until the informer's thread and every handler's thread have
+        finished (a handler's current call completes). Idempotent.
+        REQUIRES: not called from a handler."""
+        if self._processor.in_handler_thread():
             raise RuntimeError("stop: called from an event handler")
         self._stopping.set()
         with self._lock:
             if self._call is not None:
                 self._call.cancel()
+        deadline = None if timeout is None else time.monotonic() + timeout
         if self._thread is not None:
             self._thread.join(timeout)
+        self._processor.stop(None if deadline is None
+                             else max(0.0, deadline - time.monotonic()))
 
     def __enter__(self) -> "Informer":
         self.start()
@@ -130,7 +198,7 @@ class Informer:
             return self._last_error
 
     def _run(self) -> None:
-        sync = CacheSync(self._store, self._handlers)
+        sync = CacheSync(self._store, [self._processor], self._transform)
         # Set by a relist without waiting, cleared by any event: a second
         # relist code with no event in between waits for the backoff.
         relisted_at_once = False
@@ -164,7 +232,8 @@ class Informer:
             for event in call:
                 received = True
                 self._backoff.reset()
-                sync.handle(event)
+                with self._processor.lock:
+                    sync.handle(event)
                 if sync.synced and not self._synced.is_set():
                     self._synced.set()
             self._record_error(None)

@@ -2,7 +2,11 @@
 
 Objects are kept by key ("namespace/name", or "name" when cluster-scoped).
 Every index maps an index value to the keys of the objects whose index
-function returned it; the "namespace" index is always present. Reads return
+function returned it; the "namespace" index is always present. The
+semantics are client-go's Indexer: ``by_index(index_name, value)`` gives the
+objects, ``index_keys(index_name, value)`` their keys, ``index_values`` the
+values present; more index functions may be added at any time
+(``add_indexers``), also to a store that already holds objects. Reads return
 consistent snapshots (lists are built under the lock) and may run on any
 thread while the informer writes.
 
@@ -51,6 +55,29 @@ class Store:
         self._objects: Dict[str, CachedObject] = {}
         self._indices: Dict[str, Dict[str, Set[str]]] = {
             name: {} for name in indexers}
+
+    def add_indexers(self, indexers: Mapping[str, IndexFunc]) -> None:
+        """Adds index functions, indexing the objects already stored (as
+        client-go's AddIndexers). Raises ValueError naming an index that
+        exists already; then nothing is added."""
+        with self._lock:
+            taken = sorted(set(indexers) & set(self._indexers))
+            if taken:
+                raise ValueError("indexers: %s already defined"
+                                 % ", ".join(repr(n) for n in taken))
+            for name, func in indexers.items():
+                self._indexers[name] = func
+                index: Dict[str, Set[str]] = {}
+                self._indices[name] = index
+                for obj in self._objects.values():
+                    for value in self._index_values(name, obj):
+                        index.setdefault(value, set()).add(obj.key)
+
+    def indexers(self) -> Dict[str, IndexFunc]:
+        """A copy of index name -> index function (with the built-in
+        namespace index)."""
+        with self._lock:
+            return dict(self._indexers)
 
     # --- writes --------------------------------------------------------
 
@@ -131,6 +158,16 @@ class Store:
         objects.sort(key=lambda o: o.key)
         return objects
 
+    def index_keys(self, index_name: str, value: str) -> List[str]:
+        """Keys of the objects whose ``index_name`` function returned
+        ``value``, sorted (client-go's IndexKeys). Raises ValueError naming
+        an unknown index."""
+        with self._lock:
+            index = self._indices.get(index_name)
+            if index is None:
+                raise ValueError("index_name: unknown index %r" % index_name)
+            return sorted(index.get(value, ()))
+
     def index_values(self, index_name: str) -> List[str]:
         """The values ``index_name`` currently holds objects for, sorted."""
         with self._lock:
@@ -172,6 +209,9 @@ class Lister:
 
     def by_index(self, index_name: str, value: str) -> List[CachedObject]:
         return self._store.by_index(index_name, value)
+
+    def index_keys(self, index_name: str, value: str) -> List[str]:
+        return self._store.index_keys(index_name, value)
 
     def index_values(self, index_name: str) -> List[str]:
         return self._store.index_values(index_name)

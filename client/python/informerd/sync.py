@@ -29,6 +29,7 @@ from informerd.handlers import ResourceEventHandler
 from informerd.objects import CachedObject
 from informerd.proto import pb
 from informerd.store import Store
+from informerd.transforms import Transform, apply_transform
 
 _log = logging.getLogger("informerd")
 
@@ -41,8 +42,13 @@ RELIST_CODES = frozenset(
 class CacheSync:
 
     def __init__(self, store: Store,
-                 handlers: Sequence[ResourceEventHandler]) -> None:
+                 handlers: Sequence[ResourceEventHandler],
+                 transform: Optional[Transform] = None) -> None:
+        """``transform``, if given, is applied to every object received
+        (initial, live and deleted ones) before it is stored or handed on;
+        see transforms.py."""
         self._store = store
+        self._transform = transform
         self._handlers = tuple(handlers)
         self._relisting = True
         self._resume_version = ""
@@ -72,6 +78,12 @@ class CacheSync:
         if code in RELIST_CODES:
             self._relisting = True
 
+    def _object(self, proto: "pb.Object") -> CachedObject:
+        obj = CachedObject.from_proto(proto)
+        if self._transform is not None:
+            obj = apply_transform(self._transform, obj)
+        return obj
+
     def handle(self, event: "pb.WatchEvent") -> None:
         if self._relisting:
             self._handle_initial(event)
@@ -82,11 +94,11 @@ class CacheSync:
         if self._listing is None:
             self._listing = {}
         if event.type in (pb.WatchEvent.ADDED, pb.WatchEvent.MODIFIED):
-            obj = CachedObject.from_proto(event.object)
+            obj = self._object(event.object)
             self._listing.pop(obj.key, None)
             self._listing[obj.key] = obj
         elif event.type == pb.WatchEvent.DELETED:
-            obj = CachedObject.from_proto(event.object)
+            obj = self._object(event.object)
             self._listing.pop(obj.key, None)
         elif event.type == pb.WatchEvent.BOOKMARK and event.initial_events_end:
             self._finish_relist(_event_version(event))
@@ -115,14 +127,14 @@ class CacheSync:
 
     def _handle_live(self, event: "pb.WatchEvent") -> None:
         if event.type in (pb.WatchEvent.ADDED, pb.WatchEvent.MODIFIED):
-            obj = CachedObject.from_proto(event.object)
+            obj = self._object(event.object)
             old = self._store.upsert(obj)
             if old is None:
                 self._dispatch("on_add", obj)
             elif old.resource_version != obj.resource_version:
                 self._dispatch("on_update", old, obj)
         elif event.type == pb.WatchEvent.DELETED:
-            obj = CachedObject.from_proto(event.object)
+            obj = self._object(event.object)
             if self._store.remove(obj.key) is not None:
                 self._dispatch("on_delete", obj, event.final_state_unknown)
         version = _event_version(event)

@@ -1,11 +1,15 @@
 """An in-process informerd Cache server that plays scripted Watch streams.
 
 Each Watch call takes the next script: a list of WatchEvents to send, then
-an optional (StatusCode, details) to abort with; the last script stays open
-until the test ends. Requests and their metadata are recorded.
+an optional (StatusCode, details) to abort with; a stream without an abort
+stays open until the test ends, sending what the test push()es (each event
+to one open stream), and records when it handed each pushed event to gRPC.
+Requests and their metadata are recorded.
 """
 
+import queue
 import threading
+import time
 from concurrent import futures
 from typing import List, Optional, Tuple
 
@@ -22,6 +26,9 @@ class ScriptedCache(pb_grpc.CacheServicer):
         self._closing = threading.Event()
         self.requests: List["pb.WatchRequest"] = []
         self.metadata: List[dict] = []
+        self._pushed: "queue.Queue[pb.WatchEvent]" = queue.Queue()
+        # (object key, resource_version) -> time.monotonic() of sending.
+        self.sent_at = {}
 
     def Watch(self, request, context):
         with self._lock:
@@ -35,8 +42,20 @@ class ScriptedCache(pb_grpc.CacheServicer):
         if abort is not None:
             context.abort(*abort)
         # Open until the client cancels or the server stops.
-        while context.is_active() and not self._closing.wait(0.05):
-            pass
+        while context.is_active() and not self._closing.is_set():
+            try:
+                pushed = self._pushed.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            with self._lock:
+                self.sent_at[(_key(pushed.object),
+                              pushed.object.resource_version)] = \
+                    time.monotonic()
+            yield pushed
+
+    def push(self, event) -> None:
+        """Sends ``event`` on an open stream."""
+        self._pushed.put(event)
 
     def ListResources(self, request, context):
         with self._lock:
@@ -50,6 +69,10 @@ class ScriptedCache(pb_grpc.CacheServicer):
 
     def close(self) -> None:
         self._closing.set()
+
+
+def _key(obj) -> str:
+    return "%s/%s" % (obj.namespace, obj.name) if obj.namespace else obj.name
 
 
 def start_server(servicer: ScriptedCache,

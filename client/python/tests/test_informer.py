@@ -1,8 +1,6 @@
 """Informer against an in-process scripted server: threading, resume,
 relist and shutdown, with the protocol details left to test_sync.py."""
 
-import threading
-
 import grpc
 import pytest
 
@@ -10,38 +8,7 @@ from informerd import (Backoff, ConnectionOptions, Informer,
                        ResourceEventHandler, SelectorError, connect, pb)
 from fake_server import ScriptedCache, start_server
 from objects_for_tests import event
-
-TIMEOUT = 10
-
-
-class Recorder(ResourceEventHandler):
-    def __init__(self):
-        self.calls = []
-        self._changed = threading.Condition()
-
-    def _record(self, line):
-        with self._changed:
-            self.calls.append(line)
-            self._changed.notify_all()
-
-    def on_add(self, obj):
-        self._record("ADD %s %s" % (obj.key, obj.resource_version))
-
-    def on_update(self, old, new):
-        self._record("UPDATE %s %s %s" % (
-            new.key, old.resource_version, new.resource_version))
-
-    def on_delete(self, obj, final_state_unknown):
-        self._record("DELETE %s %s %s" % (
-            obj.key, obj.resource_version, final_state_unknown))
-
-    def on_synced(self):
-        self._record("SYNCED")
-
-    def wait_for(self, count):
-        with self._changed:
-            assert self._changed.wait_for(lambda: len(self.calls) >= count,
-                                          TIMEOUT), self.calls
+from recorders import TIMEOUT, Recorder
 
 
 @pytest.fixture
@@ -141,9 +108,10 @@ def test_projection_is_requested_and_checked(run):
                  projection=7)
 
 
-def test_handlers_cannot_be_added_after_start(run):
+def test_handlers_cannot_be_added_after_stop(run):
     _, informer, _ = run([])
-    with pytest.raises(RuntimeError):
+    informer.stop(TIMEOUT)
+    with pytest.raises(RuntimeError, match="stopped"):
         informer.add_event_handler(ResourceEventHandler())
 
 

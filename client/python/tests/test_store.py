@@ -113,3 +113,30 @@ def test_cached_object_labels_are_read_only():
     obj = cached("ns/a", "1", {"k": "v"})
     with pytest.raises(TypeError):
         obj.labels["k"] = "w"
+
+
+def test_index_keys_like_client_go():
+    store = Store({"app": lambda o: [o.labels.get("app", "")]})
+    store.upsert(cached("ns/b", "1", {"app": "web"}))
+    store.upsert(cached("ns/a", "1", {"app": "web"}))
+    store.upsert(cached("ns/c", "1", {"app": "db"}))
+    assert store.index_keys("app", "web") == ["ns/a", "ns/b"]
+    assert keys(store.by_index("app", "web")) == ["ns/a", "ns/b"]
+    assert store.index_keys("app", "none") == []
+    assert Lister(store).index_keys("app", "db") == ["ns/c"]
+    with pytest.raises(ValueError, match="unknown index 'nope'"):
+        store.index_keys("nope", "x")
+
+
+def test_add_indexers_indexes_what_is_stored():
+    store = Store()
+    store.upsert(cached("ns/a", "1", {"app": "web"}))
+    store.add_indexers({"app": lambda o: [o.labels.get("app", "")]})
+    assert store.index_keys("app", "web") == ["ns/a"]
+    store.upsert(cached("ns/a", "2", {"app": "db"}))
+    assert store.index_keys("app", "web") == []
+    assert store.index_keys("app", "db") == ["ns/a"]
+    with pytest.raises(ValueError, match="'app', 'namespace' already"):
+        store.add_indexers({"app": lambda o: [], "namespace": lambda o: [],
+                            "new": lambda o: []})
+    assert "new" not in store.indexers()
