@@ -12,7 +12,9 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "server/config/config.h"
 #include "server/kube/kubeconfig.h"
 #include "server/log/log.h"
@@ -24,12 +26,25 @@ ABSL_FLAG(std::string, context, "", "kubeconfig context; empty: current-context"
 ABSL_FLAG(std::string, config, "", "YAML configuration file (see docs/CONFIGURATION.md)");
 ABSL_FLAG(std::string, resources, "",
           "resources to serve with default settings, e.g. configmaps,pods,deployments.apps");
-ABSL_FLAG(std::string, grpc_address, "0.0.0.0:50051", "gRPC listen address");
+ABSL_FLAG(std::string, grpc_address, "127.0.0.1:50051",
+          "gRPC listen address; one other hosts can reach (e.g. 0.0.0.0:50051) needs "
+          "--auth-mode=kubernetes with TLS, or an --allow-... flag");
 ABSL_FLAG(std::string, http_address, "0.0.0.0:8080",
           "HTTP listen address for /healthz, /readyz and /metrics");
 ABSL_FLAG(std::string, auth_mode, "",
           "none (anyone may read what is served) or kubernetes (bearer token, TokenReview and "
           "SubjectAccessReview per read); empty: the config file's authMode, else none");
+ABSL_FLAG(bool, allow_unauthenticated, false,
+          "allow --auth-mode=none on a --grpc-address other hosts can reach: every caller reads "
+          "every served object");
+ABSL_FLAG(bool, allow_plaintext_tokens, false,
+          "allow --auth-mode=kubernetes without TLS on a --grpc-address other hosts can reach: "
+          "bearer tokens cross the network in clear text");
+ABSL_FLAG(std::string, token_audiences, "",
+          "comma-separated audiences for TokenReviews (--auth-mode=kubernetes): only tokens "
+          "issued for one of them are accepted; empty: any token the API server accepts");
+ABSL_FLAG(bool, allow_insecure_upstream, false,
+          "allow an http:// API server URL or insecure-skip-tls-verify in the kubeconfig");
 ABSL_FLAG(std::string, tls_cert_file, "",
           "PEM certificate chain for the gRPC port; with --tls-key-file enables TLS, re-read "
           "when it changes");
@@ -78,6 +93,16 @@ config::Config LoadConfig() {
     absl::StatusOr<config::AuthMode> parsed = config::ParseAuthMode(mode);
     if (!parsed.ok()) Fatal(absl::StrCat("--auth-mode: ", parsed.status().message()));
     config.auth.mode = *parsed;
+  }
+  config.auth.allow_unauthenticated = absl::GetFlag(FLAGS_allow_unauthenticated);
+  config.auth.allow_plaintext_tokens = absl::GetFlag(FLAGS_allow_plaintext_tokens);
+  config.allow_insecure_upstream = absl::GetFlag(FLAGS_allow_insecure_upstream);
+  for (absl::string_view audience :
+       absl::StrSplit(absl::GetFlag(FLAGS_token_audiences), ',', absl::SkipWhitespace())) {
+    config.auth.token_audiences.emplace_back(absl::StripAsciiWhitespace(audience));
+  }
+  if (!config.auth.token_audiences.empty() && config.auth.mode != config::AuthMode::kKubernetes) {
+    Fatal("--token-audiences: needs --auth-mode=kubernetes");
   }
   if (std::string file = absl::GetFlag(FLAGS_tls_cert_file); !file.empty()) {
     config.tls.cert_file = file;

@@ -25,6 +25,31 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
 
 absl::Status Server::StartAll() {
   const config::Config& config = options_.config;
+  // Before anything connects or listens: an unsafe combination never runs.
+  if (absl::Status status = config::CheckListener(config, options_.grpc_address); !status.ok()) {
+    return status;
+  }
+  if (std::string insecure = kube::InsecureTransport(options_.cluster); !insecure.empty()) {
+    if (!config.allow_insecure_upstream) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "refusing the API server connection: ", insecure,
+          ". Fix the kubeconfig (an https:// server and its certificate-authority), or accept "
+          "the risk with --allow-insecure-upstream"));
+    }
+    log::Warning(kComponent, absl::StrCat(insecure, " (allowed by --allow-insecure-upstream)"));
+  }
+  if (config.auth.mode == config::AuthMode::kNone && config.auth.allow_unauthenticated &&
+      !config::IsLoopbackAddress(options_.grpc_address)) {
+    log::Warning(kComponent,
+                 absl::StrCat("every caller that reaches ", options_.grpc_address,
+                              " reads every served object (allowed by --allow-unauthenticated)"));
+  }
+  if (config.auth.mode == config::AuthMode::kKubernetes && config.tls.cert_file.empty() &&
+      config.auth.allow_plaintext_tokens && !config::IsLoopbackAddress(options_.grpc_address)) {
+    log::Warning(kComponent,
+                 absl::StrCat("bearer tokens reach ", options_.grpc_address,
+                              " in clear text (allowed by --allow-plaintext-tokens)"));
+  }
   absl::StatusOr<std::unique_ptr<kube::RestClient>> client =
       kube::RestClient::Create(options_.cluster);
   if (!client.ok()) return client.status();
@@ -46,7 +71,8 @@ absl::Status Server::StartAll() {
         kube::RestClient::Create(options_.cluster, review_options);
     if (!made.ok()) return made.status();
     review_client_ = *std::move(made);
-    reviewer_ = std::make_unique<auth::KubeReviewer>(review_client_.get());
+    reviewer_ =
+        std::make_unique<auth::KubeReviewer>(review_client_.get(), config.auth.token_audiences);
     auth::AuthorizerOptions authorizer_options;
     authorizer_options.token_ttl = config.auth.token_ttl;
     authorizer_options.decision_ttl = config.auth.decision_ttl;

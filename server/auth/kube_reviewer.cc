@@ -1,11 +1,13 @@
 #include "server/auth/kube_reviewer.h"
 #include "server/json/json_members.h"
 
+#include <algorithm>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
@@ -93,11 +95,36 @@ absl::StatusOr<UserInfo> KubeReviewer::ReviewToken(std::string_view token) {
   rapidjson::Document doc;
   absl::StatusOr<const rapidjson::Value*> status = PostReview(
       client_, kTokenReviewPath, "authentication.k8s.io/v1", "TokenReview",
-      [&](Writer& writer) { Member(writer, "token", token); }, &doc);
+      [&](Writer& writer) {
+        Member(writer, "token", token);
+        if (!audiences_.empty()) {
+          Key(writer, "audiences");
+          writer.StartArray();
+          for (const std::string& audience : audiences_) String(writer, audience);
+          writer.EndArray();
+        }
+      },
+      &doc);
   if (!status.ok()) return status.status();
   if (!BoolMember(**status, "authenticated")) {
     return absl::UnauthenticatedError(absl::StrCat("TokenReview: not authenticated: ",
                                                    StringField(**status, "error")));
+  }
+  if (!audiences_.empty()) {
+    // An apiserver that ignored spec.audiences (or answers for another
+    // audience) must not let the token through.
+    std::vector<std::string> granted;
+    if (auto field = (*status)->FindMember("audiences"); field != (*status)->MemberEnd()) {
+      granted = Strings(field->value);
+    }
+    bool intersects = std::any_of(granted.begin(), granted.end(), [&](const std::string& a) {
+      return std::find(audiences_.begin(), audiences_.end(), a) != audiences_.end();
+    });
+    if (!intersects) {
+      return absl::UnauthenticatedError(absl::StrCat(
+          "TokenReview: the token is not for informerd's audience (", absl::StrJoin(audiences_, ","),
+          ")"));
+    }
   }
   auto user_field = (*status)->FindMember("user");
   if (user_field == (*status)->MemberEnd() || !user_field->value.IsObject()) {

@@ -1,5 +1,7 @@
 #include "server/config/config.h"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -7,6 +9,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "server/kube/resource_name.h"
@@ -348,6 +352,57 @@ bool IsSensitive(const Config& config, const ResourceConfig& resource) {
   if (name == "secrets") return true;
   return std::find(config.sensitive_resources.begin(), config.sensitive_resources.end(), name) !=
          config.sensitive_resources.end();
+}
+
+bool IsLoopbackAddress(std::string_view text) {
+  const absl::string_view address(text.data(), text.size());
+  // Unix sockets are reachable through the file system only.
+  if (absl::StartsWith(address, "unix:") || absl::StartsWith(address, "unix-abstract:")) {
+    return true;
+  }
+  std::string host;
+  if (absl::StartsWith(address, "[")) {
+    size_t close = address.find(']');
+    if (close == absl::string_view::npos) return false;
+    host = std::string(address.substr(1, close - 1));
+  } else {
+    size_t colon = address.rfind(':');
+    if (colon == absl::string_view::npos) return false;
+    host = std::string(address.substr(0, colon));
+  }
+  if (absl::AsciiStrToLower(host) == "localhost") return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  }
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, host.c_str(), &v6) == 1) {
+    if (IN6_IS_ADDR_LOOPBACK(&v6)) return true;
+    return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
+  }
+  return false;
+}
+
+absl::Status CheckListener(const Config& config, std::string_view grpc_address) {
+  if (IsLoopbackAddress(grpc_address)) return absl::OkStatus();
+  const std::string where = absl::StrCat("--grpc-address=", std::string(grpc_address),
+                                         " is reachable from other hosts");
+  if (config.auth.mode == AuthMode::kNone && !config.auth.allow_unauthenticated) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "refusing to serve without authentication: ", where,
+        " and --auth-mode=none lets every caller read every served object. Use "
+        "--auth-mode=kubernetes, listen on loopback (e.g. --grpc-address=127.0.0.1:50051), or "
+        "accept the risk with --allow-unauthenticated"));
+  }
+  if (config.auth.mode == AuthMode::kKubernetes && config.tls.cert_file.empty() &&
+      !config.auth.allow_plaintext_tokens) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "refusing to take bearer tokens over plaintext: ", where,
+        " and without --tls-cert-file callers' tokens would cross the network in clear text. "
+        "Set --tls-cert-file and --tls-key-file, listen on loopback, or accept the risk with "
+        "--allow-plaintext-tokens (e.g. when a service mesh encrypts the traffic)"));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<ResourceConfig>> ParseResourceList(std::string_view list) {

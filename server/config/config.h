@@ -39,6 +39,18 @@ enum class AuthMode {
 
 struct AuthConfig {
   AuthMode mode = AuthMode::kNone;
+  // kNone on a listener other hosts can reach is refused unless this is set
+  // (--allow-unauthenticated): every caller would read everything served.
+  bool allow_unauthenticated = false;
+  // kKubernetes on a plaintext listener other hosts can reach is refused
+  // unless this is set (--allow-plaintext-tokens): bearer tokens would cross
+  // the network in clear text.
+  bool allow_plaintext_tokens = false;
+  // TokenReview spec.audiences (--token-audiences). Non-empty: only tokens
+  // issued for one of these audiences are accepted, and the review's
+  // status.audiences must name one; empty: the API server's own audiences,
+  // i.e. any token the API server itself accepts.
+  std::vector<std::string> token_audiences;
   absl::Duration token_ttl = absl::Seconds(30);
   absl::Duration decision_ttl = absl::Seconds(10);
   size_t cache_size = 10000;  // entries per cache (tokens, decisions)
@@ -89,6 +101,9 @@ struct Config {
   // Streaming lists upstream where the API server allows them (flag
   // --upstream-list; see kube::ReflectorOptions::streaming_list).
   bool streaming_list = true;
+  // An http:// API server URL or insecure-skip-tls-verify in the kubeconfig
+  // is refused unless this is set (--allow-insecure-upstream).
+  bool allow_insecure_upstream = false;
 };
 
 // Parses the YAML text of a config file; `source` names it in errors.
@@ -102,6 +117,18 @@ absl::StatusOr<AuthMode> ParseAuthMode(std::string_view text);
 
 // Whether `resource` is in `config.sensitive_resources`.
 bool IsSensitive(const Config& config, const ResourceConfig& resource);
+
+// Whether the gRPC listen address `address` ("host:port", "[v6]:port",
+// "unix:path") is reachable only from this host: a loopback IP (127.0.0.0/8,
+// ::1), "localhost", or a Unix socket. Anything else, including ":port",
+// "0.0.0.0" and host names, counts as reachable from other hosts.
+bool IsLoopbackAddress(std::string_view address);
+
+// OK when `config` may serve on `grpc_address`; otherwise
+// FAILED_PRECONDITION saying why and naming the flag that accepts the risk:
+// no authentication (--allow-unauthenticated), or bearer tokens over
+// plaintext (--allow-plaintext-tokens), on a non-loopback address.
+absl::Status CheckListener(const Config& config, std::string_view grpc_address);
 
 // Parses the --resources flag: "configmaps,pods,deployments.apps" (a plural
 // resource, then optionally '.' and its group) into resources with defaults.

@@ -149,5 +149,49 @@ TEST(Config, ResourceList) {
   EXPECT_FALSE(ParseResourceList(".apps").ok());
 }
 
+TEST(Config, LoopbackAddresses) {
+  for (const char* address : {"127.0.0.1:50051", "127.8.9.1:1", "localhost:50051",
+                              "LocalHost:1", "[::1]:50051", "[::ffff:127.0.0.1]:1",
+                              "unix:/run/informerd.sock", "unix-abstract:informerd"}) {
+    EXPECT_TRUE(IsLoopbackAddress(address)) << address;
+  }
+  for (const char* address : {"0.0.0.0:50051", "[::]:50051", ":50051", "10.0.0.1:50051",
+                              "128.0.0.1:1", "informerd.example:50051", "localhost.evil:1",
+                              "[::2]:1", "127.0.0.1", "[::1", "", "vsock:3:50051"}) {
+    EXPECT_FALSE(IsLoopbackAddress(address)) << address;
+  }
+}
+
+TEST(Config, CheckListenerRefusesOpenListeners) {
+  Config open;  // auth none, plaintext
+  EXPECT_TRUE(CheckListener(open, "127.0.0.1:50051").ok());
+  absl::Status refused = CheckListener(open, "0.0.0.0:50051");
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.message().find("--allow-unauthenticated"), absl::string_view::npos)
+      << refused;
+  EXPECT_NE(refused.message().find("0.0.0.0:50051"), absl::string_view::npos) << refused;
+  // TLS alone does not restrict who reads.
+  open.tls.cert_file = "tls.crt";
+  EXPECT_FALSE(CheckListener(open, "[::]:50051").ok());
+  open.auth.allow_unauthenticated = true;
+  EXPECT_TRUE(CheckListener(open, "[::]:50051").ok());
+
+  Config tokens;
+  tokens.auth.mode = AuthMode::kKubernetes;
+  EXPECT_TRUE(CheckListener(tokens, "[::1]:50051").ok());
+  refused = CheckListener(tokens, ":50051");
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.message().find("--allow-plaintext-tokens"), absl::string_view::npos)
+      << refused;
+  // The other flag does not stand in for this one.
+  tokens.auth.allow_unauthenticated = true;
+  EXPECT_FALSE(CheckListener(tokens, ":50051").ok());
+  tokens.auth.allow_plaintext_tokens = true;
+  EXPECT_TRUE(CheckListener(tokens, ":50051").ok());
+  tokens.auth.allow_plaintext_tokens = false;
+  tokens.tls.cert_file = "tls.crt";
+  EXPECT_TRUE(CheckListener(tokens, "0.0.0.0:50051").ok());
+}
+
 }  // namespace
 }  // namespace informerd::config

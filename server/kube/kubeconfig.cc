@@ -304,6 +304,20 @@ absl::StatusOr<ClusterConfig> LoadKubeconfig(const std::string& path,
   }
 }
 
+std::string InsecureTransport(const ClusterConfig& config) {
+  if (absl::StartsWith(config.server, "http://")) {
+    return absl::StrCat("the API server URL ", config.server,
+                        " is plain http: credentials and objects cross the network in clear "
+                        "text");
+  }
+  if (config.insecure_skip_tls_verify) {
+    return absl::StrCat("insecure-skip-tls-verify is set for ", config.server,
+                        ": anyone on the network path can pose as the API server and take the "
+                        "credentials");
+  }
+  return "";
+}
+
 absl::StatusOr<ClusterConfig> LoadInClusterConfig(
     const std::string& service_account_dir) {
   const char* host = std::getenv("KUBERNETES_SERVICE_HOST");

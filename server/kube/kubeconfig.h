@@ -11,7 +11,7 @@
 namespace informerd::kube {
 
 struct ClusterConfig {
-  std::string server;           // "https://host:port" (or http:// for tests)
+  std::string server;           // "https://host:port" (or http://, see InsecureTransport)
   std::string ca_pem;           // trusted CAs; empty = system defaults
   std::string client_cert_pem;  // client certificate chain, with the key
   std::string client_key_pem;
@@ -27,6 +27,12 @@ struct ClusterConfig {
 // Exec and auth-provider credentials are not supported and are reported.
 absl::StatusOr<ClusterConfig> LoadKubeconfig(const std::string& path,
                                              std::string_view context = "");
+
+// Why the connection `config` describes is not safe on a network: an
+// http:// server (tokens and objects in clear text) or
+// insecure-skip-tls-verify (anyone on the path can pose as the API server
+// and take the credentials). Empty when it is https with verification.
+std::string InsecureTransport(const ClusterConfig& config);
 
 inline constexpr char kServiceAccountDir[] =
     "/var/run/secrets/kubernetes.io/serviceaccount";

@@ -231,5 +231,16 @@ TEST_F(KubeconfigTest, InClusterConfig) {
   EXPECT_EQ(config.status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
+TEST(InsecureTransport, NamesWhatIsInsecure) {
+  ClusterConfig config;
+  config.server = "https://api.example:6443";
+  EXPECT_EQ(InsecureTransport(config), "");
+  config.insecure_skip_tls_verify = true;
+  EXPECT_THAT(InsecureTransport(config), HasSubstr("insecure-skip-tls-verify"));
+  config.insecure_skip_tls_verify = false;
+  config.server = "http://api.example:8080";
+  EXPECT_THAT(InsecureTransport(config), HasSubstr("http://api.example:8080 is plain http"));
+}
+
 }  // namespace
 }  // namespace informerd::kube

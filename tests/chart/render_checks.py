@@ -9,7 +9,11 @@ first, then the set's own. Prints every violation and exits 1 if any.
 The release is named "t", so objects are named "t-informerd".
 """
 
+import base64
+import os
+import subprocess
 import sys
+import tempfile
 
 try:
     import yaml
@@ -26,6 +30,9 @@ STANDARD_LABELS = (
     "app.kubernetes.io/component",
 )
 READ_VERBS = ["get", "list", "watch"]
+TLS_SECRET = f"{FULLNAME}-tls"
+TLS_MOUNT = "/etc/informerd/tls"
+TOKEN_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/token"
 REVIEW_RULES = {
     ("authentication.k8s.io", "tokenreviews", ("create",)),
     ("authorization.k8s.io", "subjectaccessreviews", ("create",)),
@@ -64,6 +71,10 @@ class Rendered:
     def test_command(self):
         pod = self.one("Pod", f"{FULLNAME}-test-health")
         return pod["spec"]["containers"][0]["command"]
+
+    def volumes(self):
+        spec = self.one("Deployment")["spec"]["template"]["spec"]
+        return {v["name"]: v for v in spec.get("volumes", [])}
 
     def served_resources(self):
         text = self.one("ConfigMap")["data"]["config.yaml"]
@@ -145,6 +156,83 @@ def check_common(r):
              "Deployment: runs as the chart's ServiceAccount")
 
 
+def check_security(r):
+    """Every set: the Deployment says how callers are authenticated, and an
+    open or plaintext combination only with the value that accepts it; the
+    test pod connects as the server expects (TLS with the server's CA, a
+    token with auth.mode=kubernetes)."""
+    args = r.args()
+    modes = [a for a in args if a.startswith("--auth-mode=")]
+    r.expect(len(modes) == 1, f"args: exactly one --auth-mode, got {modes}")
+    tls = "--tls-cert-file=/etc/informerd/tls/tls.crt" in args
+    command = r.test_command()
+    if modes == ["--auth-mode=none"]:
+        r.expect("--allow-unauthenticated" in args, "auth none without --allow-unauthenticated")
+        r.expect(not any(a.startswith("--token-file") for a in command),
+                 "test pod: no token with auth none")
+    if modes == ["--auth-mode=kubernetes"]:
+        r.expect(tls or "--allow-plaintext-tokens" in args,
+                 "plaintext tokens without --allow-plaintext-tokens")
+        r.expect(any(a.startswith("--token-file=") for a in command), "test pod: --token-file")
+        r.expect(REVIEW_RULES <= rule_set(cluster_role(r) or {}) or not r.all("ServiceAccount"),
+                 "ClusterRole: tokenreviews and subjectaccessreviews create")
+    r.expect(tls == ("--tls" in command), "test pod: --tls exactly when the server has TLS")
+    if tls:
+        r.expect("--tls-key-file=/etc/informerd/tls/tls.key" in args, "args: --tls-key-file")
+        r.expect(f"--ca-file={TLS_MOUNT}/ca.crt" in command, "test pod: --ca-file the server's CA")
+        secret = r.volumes().get("tls", {}).get("secret", {}).get("secretName")
+        pod = r.one("Pod", f"{FULLNAME}-test-health")
+        test_secret = [v["secret"]["secretName"] for v in pod["spec"]["volumes"]
+                       if v["name"] == "tls"]
+        r.expect(test_secret == [secret], f"test pod: the server's Secret {secret}, got {test_secret}")
+    else:
+        r.expect("tls" not in r.volumes(), "tls volume without TLS")
+        r.expect(not r.all("Secret") and not r.all("Certificate"), "certificate without TLS")
+
+
+def pem_files(secret, directory):
+    paths = {}
+    for key, value in secret["data"].items():
+        paths[key] = os.path.join(directory, key)
+        with open(paths[key], "wb") as f:
+            f.write(base64.b64decode(value))
+    return paths
+
+
+def service_dns_names(namespace):
+    names = []
+    for service in (FULLNAME, f"{FULLNAME}-headless"):
+        names += [service, f"{service}.{namespace}", f"{service}.{namespace}.svc",
+                  f"{service}.{namespace}.svc.cluster.local"]
+    return names
+
+
+def check_generated_certificate(r):
+    """The chart's own CA and server certificate: a kubernetes.io/tls Secret
+    whose tls.crt the CA in ca.crt signed, for the Service's names."""
+    secret = r.one("Secret", TLS_SECRET)
+    r.expect(secret["type"] == "kubernetes.io/tls", "TLS Secret: type kubernetes.io/tls")
+    r.expect(sorted(secret["data"]) == ["ca.crt", "tls.crt", "tls.key"],
+             f"TLS Secret: ca.crt, tls.crt, tls.key, got {sorted(secret['data'])}")
+    r.expect(r.volumes()["tls"]["secret"]["secretName"] == TLS_SECRET,
+             "tls volume from the generated Secret")
+    with tempfile.TemporaryDirectory() as directory:
+        paths = pem_files(secret, directory)
+        verify = subprocess.run(["openssl", "verify", "-CAfile", paths["ca.crt"], paths["tls.crt"]],
+                                capture_output=True, text=True)
+        r.expect(verify.returncode == 0, f"tls.crt not signed by ca.crt: {verify.stdout}{verify.stderr}")
+        sans = subprocess.run(["openssl", "x509", "-in", paths["tls.crt"], "-noout", "-ext",
+                               "subjectAltName"], capture_output=True, text=True).stdout
+        for name in service_dns_names(r.namespace) + ["localhost"]:
+            r.expect(f"DNS:{name}," in sans + ",", f"certificate lacks DNS name {name}: {sans}")
+        r.expect("IP Address:127.0.0.1" in sans, "certificate lacks 127.0.0.1 (port-forward)")
+        key = subprocess.run(["openssl", "pkey", "-in", paths["tls.key"], "-pubout"],
+                             capture_output=True, text=True).stdout
+        cert_key = subprocess.run(["openssl", "x509", "-in", paths["tls.crt"], "-noout", "-pubkey"],
+                                  capture_output=True, text=True).stdout
+        r.expect(key and key == cert_key, "tls.key does not belong to tls.crt")
+
+
 def cluster_role(r):
     roles = r.all("ClusterRole")
     return roles[0] if roles else None
@@ -154,8 +242,8 @@ def check_default(r):
     served = r.served_resources()
     r.expect([x["resource"] for x in served] == ["configmaps", "pods"],
              f"config: default resources, got {served}")
-    r.expect(rule_set(cluster_role(r)) == read_rules(served),
-             "ClusterRole: exactly get/list/watch on the served resources")
+    r.expect(rule_set(cluster_role(r)) == read_rules(served) | REVIEW_RULES,
+             "ClusterRole: exactly get/list/watch on the served resources and the reviews")
     binding = r.one("ClusterRoleBinding", f"{r.namespace}-{FULLNAME}")
     r.expect(binding["subjects"][0]["name"] == FULLNAME, "ClusterRoleBinding: the ServiceAccount")
     r.expect(not r.all("Role"), "no Roles without watchNamespaces")
@@ -165,15 +253,23 @@ def check_default(r):
     pdb = r.one("PodDisruptionBudget")
     r.expect(pdb["apiVersion"] == "policy/v1", f"PDB: policy/v1, got {pdb['apiVersion']}")
     r.expect(pdb["spec"]["minAvailable"] == 1, "PDB: minAvailable 1")
-    unsafe = [a for a in r.args() if a.startswith(("--auth-mode", "--tls", "--client-ca"))]
-    r.expect(not unsafe, f"security flags rendered while disabled: {unsafe}")
+    # Secure by default: token authentication and RBAC per read, over TLS
+    # with a certificate the chart made, and no risk accepted.
+    args = r.args()
+    r.expect("--auth-mode=kubernetes" in args, "default: --auth-mode=kubernetes")
+    r.expect("--tls-cert-file=/etc/informerd/tls/tls.crt" in args, "default: TLS")
+    accepted = [a for a in args if a.startswith(("--allow-", "--client-ca", "--http-tls"))]
+    r.expect(not accepted, f"default: no risk accepted, no optional flag: {accepted}")
+    check_generated_certificate(r)
+    r.expect(not r.all("Certificate") and not r.all("Issuer"), "default: no cert-manager objects")
     for kind in ("ServiceMonitor", "NetworkPolicy"):
         r.expect(not r.all(kind), f"{kind} rendered while disabled")
 
 
 def check_namespaced(r):
     served = r.served_resources()
-    r.expect(cluster_role(r) is None, "no ClusterRole when only namespaces are served")
+    r.expect(rule_set(cluster_role(r)) == REVIEW_RULES,
+             "ClusterRole: only the reviews when only namespaces are served")
     for namespace in ("chart-team-a", "chart-team-b"):
         role = r.one("Role", f"{r.namespace}-{FULLNAME}", namespace)
         here = [x for x in served if x.get("namespace") == namespace]
@@ -190,9 +286,10 @@ def check_tls(r):
                  "--tls-key-file=/etc/informerd/tls/tls.key",
                  "--client-ca-file=/etc/informerd/client-ca/ca.crt"):
         r.expect(flag in args, f"args: {flag}")
-    volumes = {v["name"]: v for v in r.one("Deployment")["spec"]["template"]["spec"]["volumes"]}
-    r.expect(volumes.get("tls", {}).get("secret", {}).get("secretName") == "informerd-tls",
+    r.expect(r.volumes().get("tls", {}).get("secret", {}).get("secretName") == "informerd-tls",
              "tls volume from tls.secretName")
+    r.expect(not r.all("Secret") and not r.all("Certificate"),
+             "no certificate of the chart's own with tls.secretName")
     command = r.test_command()
     for flag in ("--tls", "--ca-file=/etc/informerd/tls/ca.crt",
                  "--cert-file=/etc/informerd/client/tls.crt"):
@@ -215,6 +312,61 @@ def check_auth(r):
              f"ClusterRole: reads plus review creation only, got {rules}")
     r.expect(any(a.startswith("--token-file=") for a in r.test_command()),
              "test pod: --token-file")
+
+
+def check_token_audiences(r):
+    check_auth(r)
+    r.expect("--token-audiences=informerd,informerd.example" in r.args(),
+             "args: --token-audiences from auth.tokenAudiences")
+    r.expect("--token-file=/var/run/secrets/informerd/token" in r.test_command(),
+             "test pod: the projected token for informerd")
+    pod = r.one("Pod", f"{FULLNAME}-test-health")["spec"]
+    projected = [v["projected"]["sources"][0]["serviceAccountToken"] for v in pod["volumes"]
+                 if v["name"] == "informerd-token"]
+    r.expect(projected and projected[0]["audience"] == "informerd"
+             and projected[0]["path"] == "token",
+             f"test pod: projected serviceAccountToken for audience informerd, got {projected}")
+    mounts = [m["mountPath"] for m in pod["containers"][0]["volumeMounts"]
+              if m["name"] == "informerd-token"]
+    r.expect(mounts == ["/var/run/secrets/informerd"], f"test pod: token mount, got {mounts}")
+
+
+def check_open(r):
+    args = r.args()
+    r.expect("--auth-mode=none" in args and "--allow-unauthenticated" in args,
+             "open: --auth-mode=none --allow-unauthenticated")
+    r.expect(not any(a.startswith("--tls") for a in args), "open: no TLS flags")
+    r.expect(rule_set(cluster_role(r)) == read_rules(r.served_resources()),
+             "open: ClusterRole reads only, no reviews")
+
+
+def check_plaintext_tokens(r):
+    args = r.args()
+    r.expect("--auth-mode=kubernetes" in args and "--allow-plaintext-tokens" in args,
+             "plaintext-tokens: --auth-mode=kubernetes --allow-plaintext-tokens")
+    r.expect("--allow-unauthenticated" not in args, "plaintext-tokens: authentication stays")
+    r.expect(not any(a.startswith("--tls") for a in args), "plaintext-tokens: no TLS flags")
+
+
+def check_cert_manager(r):
+    r.expect(not r.all("Secret"), "cert-manager: no generated Secret")
+    issuers = {i["metadata"]["name"]: i["spec"] for i in r.all("Issuer")}
+    r.expect(issuers == {f"{FULLNAME}-selfsigned": {"selfSigned": {}},
+                         f"{FULLNAME}-ca": {"ca": {"secretName": f"{FULLNAME}-ca"}}},
+             f"cert-manager: a self-signed Issuer and the release's CA Issuer, got {issuers}")
+    ca = r.one("Certificate", f"{FULLNAME}-ca")["spec"]
+    r.expect(ca.get("isCA") is True and ca["issuerRef"]["name"] == f"{FULLNAME}-selfsigned",
+             "cert-manager: CA Certificate from the self-signed Issuer")
+    server = r.one("Certificate", FULLNAME)["spec"]
+    r.expect(server["secretName"] == TLS_SECRET, "cert-manager: server Certificate's Secret")
+    r.expect(server["issuerRef"] == {"name": f"{FULLNAME}-ca", "kind": "Issuer",
+                                     "group": "cert-manager.io"},
+             f"cert-manager: signed by the CA Issuer, got {server['issuerRef']}")
+    r.expect(set(service_dns_names(r.namespace)) <= set(server["dnsNames"]),
+             f"cert-manager: the Service's DNS names, got {server['dnsNames']}")
+    r.expect("server auth" in server.get("usages", []), "cert-manager: usage server auth")
+    r.expect(r.volumes()["tls"]["secret"]["secretName"] == TLS_SECRET,
+             "cert-manager: tls volume from the Certificate's Secret")
 
 
 def check_monitoring(r):
@@ -265,7 +417,10 @@ SET_CHECKS = {
     "namespaced": check_namespaced,
     "tls": check_tls,
     "https": check_https,
-    "auth": check_auth,
+    "auth": check_token_audiences,
+    "open": check_open,
+    "plaintext-tokens": check_plaintext_tokens,
+    "cert-manager": check_cert_manager,
     "monitoring": check_monitoring,
     "custom": check_custom,
     "rbac-cluster": check_rbac_cluster,
@@ -280,6 +435,7 @@ def main():
         rendered = Rendered(f.read(), namespace)
     try:
         check_common(rendered)
+        check_security(rendered)
         SET_CHECKS[name](rendered)
     except (AssertionError, KeyError, TypeError, IndexError, ValueError) as error:
         rendered.errors.append(f"unexpected shape: {error!r}")

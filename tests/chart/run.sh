@@ -11,11 +11,15 @@
 # Against the control plane of the environment
 # (eval "$(hack/control-plane.sh env)"), reported skipped without one:
 #   every object of every values set through the API server's dry run;
+#   the generated certificate kept across upgrades (lookup);
 #   the RBAC proof: the chart's ServiceAccount and (Cluster)Roles applied
-#   for real, bazel-bin/server/informerd run locally (gRPC 127.0.0.1:50064,
-#   HTTP 127.0.0.1:8084) with a token of that ServiceAccount and the
-#   chart's rendered config, /readyz must turn ok (every resource synced)
-#   and the token must be refused what the chart does not grant.
+#   for real, bazel-bin/server/informerd run locally with the Deployment's
+#   own flags (tests/chart/local_command.py: --auth-mode=kubernetes, TLS
+#   with the chart's generated certificate, gRPC on 0.0.0.0:50064, HTTP
+#   127.0.0.1:8084), a token of that ServiceAccount and the chart's
+#   rendered config; /readyz must turn ok (every resource synced), the helm
+#   test's informerctl command must pass with the token over TLS, and the
+#   token must be refused what the chart does not grant.
 #
 # The binaries come from Bazel (bazel build //server:informerd
 # //client/cpp:informerctl); helm and kubectl from hack/install-helm.sh.
@@ -28,9 +32,11 @@ readonly chart="$INFORMERD_ROOT/charts/informerd"
 readonly here="$INFORMERD_ROOT/tests/chart"
 readonly informerd_bin="$INFORMERD_ROOT/bazel-bin/server/informerd"
 readonly informerctl_bin="$INFORMERD_ROOT/bazel-bin/client/cpp/informerctl"
-readonly grpc_address=127.0.0.1:50064
+readonly grpc_port=50064
+readonly grpc_address=127.0.0.1:$grpc_port
 readonly http_address=127.0.0.1:8084
-readonly value_sets=(default namespaced tls https auth monitoring custom)
+readonly value_sets=(default namespaced tls https auth open plaintext-tokens cert-manager
+  monitoring custom)
 readonly release=t
 readonly fullname=t-informerd
 
@@ -210,8 +216,14 @@ run_offline_checks() {
     expect_refused "/replicaCount" --set replicaCount=-1
   run_case "schema refuses an unknown auth.mode" \
     expect_refused "/auth/mode" --set auth.mode=ldap
-  run_case "schema refuses tls.enabled without tls.secretName" \
-    expect_refused "/tls/secretName" --set tls.enabled=true
+  run_case "template refuses auth.mode=none without auth.allowUnauthenticated" \
+    expect_refused "set auth.allowUnauthenticated=true" --set auth.mode=none
+  run_case "template refuses plaintext tokens without auth.allowPlaintextTokens" \
+    expect_refused "set auth.allowPlaintextTokens=true" --set tls.enabled=false
+  run_case "schema refuses an unknown tls.certManager key" \
+    expect_refused "/tls/certManager" --set tls.certManager.issuer=x
+  run_case "schema refuses a cert-manager issuer kind" \
+    expect_refused "/tls/certManager/issuerRef/kind" --set tls.certManager.issuerRef.kind=Vault
   run_case "schema refuses an unknown config key" \
     expect_refused "/config/resources/0" --set-json 'config.resources=[{"resource":"pods","nodeName":"a"}]'
   run_case "schema refuses config.maxPageBytes out of range" \
@@ -223,9 +235,13 @@ run_offline_checks() {
   run_case "template refuses a resource outside watchNamespaces" \
     expect_refused "needs a namespace" --set 'watchNamespaces={a,b}'
   run_case "template refuses tls.http without tls.enabled" \
-    expect_refused "tls.http: needs tls.enabled" --set tls.http=true
+    expect_refused "tls.http: needs tls.enabled" --set tls.http=true --set tls.enabled=false \
+    --set auth.allowPlaintextTokens=true
   run_case "template refuses tls.http with a client CA" \
     expect_refused "cannot be combined with tls.clientCA" -f "$here/values/tls.yaml" --set tls.http=true
+  run_case "template refuses auth.tokenAudiences with auth.mode=none" \
+    expect_refused "auth.tokenAudiences: needs auth.mode=kubernetes" -f "$here/values/open.yaml" \
+    --set 'auth.tokenAudiences={informerd}'
   run_case "template refuses history.minEvents above maxEvents" \
     expect_refused "config.history.minEvents" --set config.history.minEvents=200000
 
@@ -251,6 +267,38 @@ servicemonitor_crd() {
     "$kubectl" create -f "$here/servicemonitor-crd.yaml"
   "$kubectl" wait --for condition=established --timeout=60s \
     crd/servicemonitors.monitoring.coreos.com
+}
+
+# Stand-ins for cert-manager's CRDs (Issuer, Certificate), so that the
+# server dry run can admit the cert-manager set's objects; the real
+# cert-manager's, if installed, are left as they are.
+cert_manager_crds() {
+  local crd
+  for crd in issuers certificates; do
+    "$kubectl" get crd "$crd.cert-manager.io" >/dev/null 2>&1 ||
+      "$kubectl" create -f "$here/cert-manager-crds/$crd.yaml"
+    "$kubectl" wait --for condition=established --timeout=60s "crd/$crd.cert-manager.io"
+  done
+}
+
+# The generated CA and certificate survive an upgrade: a second render
+# against the cluster (lookup) gives the Secret the first one stored.
+generated_certificate_kept() {
+  local namespace="chart-tls-$suffix" first="$work/tls-first.yaml" second="$work/tls-second.yaml"
+  ensure_namespace "$namespace"
+  "$helm" template "$release" "$chart" --namespace "$namespace" -s templates/tls-secret.yaml \
+    --dry-run=server >"$first"
+  "$kubectl" apply -f "$first"
+  # As helm install would have left it: owned by the release.
+  "$kubectl" annotate -n "$namespace" secret "$fullname-tls" \
+    meta.helm.sh/release-name="$release" meta.helm.sh/release-namespace="$namespace"
+  "$helm" template "$release" "$chart" --namespace "$namespace" -s templates/tls-secret.yaml \
+    --dry-run=server >"$second"
+  local before after
+  before="$(grep -E '^  (ca|tls)\.(crt|key):' "$first" | sha256sum)"
+  after="$(grep -E '^  (ca|tls)\.(crt|key):' "$second" | sha256sum)"
+  echo "first render: $before; second: $after"
+  [[ "$(grep -cE '^  (ca|tls)\.(crt|key):' "$first")" == 3 && "$before" == "$after" ]]
 }
 
 # Every object the chart renders for the set, hooks included, must pass the
@@ -310,6 +358,8 @@ prepare_identity() {
   "$kubectl" apply -f "$rendered"
   "$kubectl" get configmap "$fullname" -n "$namespace" -o jsonpath='{.data.config\.yaml}' \
     >"$work/config.yaml"
+  # The Deployment's flags and the test pod's command for this identity.
+  cp "$work/all-$set.yaml" "$work/rendered.yaml"
   # TokenRequest (kube-apiserver 1.20 serves it: the control plane has a
   # service account issuer and signing key).
   token="$("$kubectl" create token "$fullname" -n "$namespace" --duration=1h)"
@@ -359,9 +409,12 @@ informerd_becomes_ready() {
       return 1
     }
   done
-  local log="$work/informerd-$case_count.log"
-  "$informerd_bin" --kubeconfig "$work/sa.kubeconfig" --config "$work/config.yaml" \
-    --grpc-address "$grpc_address" --http-address "$http_address" >"$log" 2>&1 &
+  local log="$work/informerd-$case_count.log" args
+  mapfile -t args < <(python3 "$here/local_command.py" server "$work/rendered.yaml" "$work" \
+    "$grpc_port" "$http_address")
+  ((${#args[@]})) || return 1
+  echo "informerd ${args[*]}"
+  "$informerd_bin" "${args[@]}" >"$log" 2>&1 &
   echo "$!" >"$work/informerd.pid"
   if ! informerd::wait_until 60 readyz_ok; then
     echo "/readyz not ok after 60s: $(curl -sS --max-time 2 "http://$http_address/readyz" 2>&1)"
@@ -377,7 +430,45 @@ informerctl_health() {
     echo "$informerctl_bin missing: bazel build //client/cpp:informerctl"
     return 1
   }
-  "$informerctl_bin" --server "$grpc_address" health
+  local args
+  mapfile -t args < <(python3 "$here/local_command.py" test "$work/rendered.yaml" "$work" \
+    "$grpc_port")
+  ((${#args[@]})) || return 1
+  echo "informerctl ${args[*]}"
+  "$informerctl_bin" "${args[@]}"
+}
+
+# The test pod's connection flags (TLS, the chart's CA, the ServiceAccount's
+# token) with a call that needs the token: accepted; without the token, or
+# in plaintext, refused.
+informerctl_token_over_tls() {
+  local args connection=()
+  mapfile -t args < <(python3 "$here/local_command.py" test "$work/rendered.yaml" "$work" \
+    "$grpc_port")
+  local arg
+  for arg in "${args[@]}"; do
+    [[ "$arg" == --* ]] && connection+=("$arg")
+  done
+  printf '%s\n' "${connection[@]}" | grep -qx -- --tls
+  printf '%s\n' "${connection[@]}" | grep -q -- '^--token-file='
+  echo "informerctl ${connection[*]} resources"
+  "$informerctl_bin" "${connection[@]}" resources
+  local without_token=() output
+  for arg in "${connection[@]}"; do
+    [[ "$arg" == --token-file=* ]] || without_token+=("$arg")
+  done
+  if output="$("$informerctl_bin" "${without_token[@]}" resources 2>&1)"; then
+    echo "without a token: accepted; must be UNAUTHENTICATED"
+    return 1
+  fi
+  echo "without a token: $output"
+  grep -q UNAUTHENTICATED <<<"$output"
+  if output="$("$informerctl_bin" --server "$grpc_address" \
+    --token-file "$work/sa.token" resources 2>&1)"; then
+    echo "plaintext: accepted; the port must speak TLS only"
+    return 1
+  fi
+  echo "plaintext: $output"
 }
 
 stop_informerd() {
@@ -427,7 +518,9 @@ refused_outside_grants_namespaced() {
   expect_status 403 GET /api/v1/configmaps
   expect_status 403 GET /api/v1/namespaces/chart-team-b/configmaps
   expect_status 403 GET /api/v1/namespaces/chart-team-a/pods
-  expect_status 403 POST /apis/authentication.k8s.io/v1/tokenreviews \
+  # auth.mode=kubernetes (the default) needs the reviews, granted
+  # cluster-wide: the only cluster-wide grant.
+  expect_status 201 POST /apis/authentication.k8s.io/v1/tokenreviews \
     '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"x"}}'
 }
 
@@ -438,9 +531,12 @@ run_cluster_checks() {
     local set
     for set in "${value_sets[@]}"; do skip_case "server dry run ($set)" "$reason"; done
     skip_case "rbac: informerd as the chart's ServiceAccount" "$reason"
+    skip_case "generated certificate kept across upgrades (lookup)" "$reason"
     return 0
   fi
   run_case "ServiceMonitor CRD (stand-in) established" servicemonitor_crd
+  run_case "cert-manager CRDs (stand-in) established" cert_manager_crds
+  run_case "generated certificate kept across upgrades (lookup)" generated_certificate_kept
   run_case "PodDisruptionBudget version the server serves" pdb_version_matches_server
   local set
   for set in "${value_sets[@]}"; do
@@ -452,8 +548,10 @@ run_cluster_checks() {
     prepare_identity rbac-cluster "$namespace"
   run_case "rbac cluster-wide: informerd syncs every resource (/readyz ok)" \
     informerd_becomes_ready
-  run_case "rbac cluster-wide: informerctl health (the helm test's command)" \
+  run_case "rbac cluster-wide: informerctl health (the helm test's command, token over TLS)" \
     informerctl_health
+  run_case "rbac cluster-wide: the token over TLS accepted; none, or plaintext, refused" \
+    informerctl_token_over_tls
   stop_informerd
   run_case "rbac cluster-wide: token may create token and access reviews" reviews_allowed
   run_case "rbac cluster-wide: token refused secrets and writes (403)" \

@@ -1,74 +1,27 @@
 // The informerd binary configured with a custom resource whose CRD is not
 // installed yet: it waits (not ready, requests UNAVAILABLE), and serves the
 // resource like a built-in type once the CRD appears.
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <fstream>
-
-#include <httplib.h>
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "tests/integration/informerd_process.h"
 #include "tests/integration/live_cluster.h"
 
 namespace informerd::testing {
 namespace {
 
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-  socklen_t length = sizeof(address);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  close(fd);
-  return ntohs(address.sin_port);
-}
-
-std::string Readyz(int port) {
-  httplib::Client client("127.0.0.1", port);
-  client.set_connection_timeout(2);
-  auto response = client.Get("/readyz");
-  return response ? absl::StrCat(response->status, " ", response->body) : "no answer";
-}
-
-// Polls `condition` every 100 ms until it holds or `timeout` passes.
-template <typename Condition>
-bool Eventually(Condition condition, absl::Duration timeout) {
-  absl::Time deadline = absl::Now() + timeout;
-  while (!condition()) {
-    if (absl::Now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(100));
-  }
-  return true;
-}
+std::string Readyz(int port) { return HttpGet(port, "/readyz"); }
 
 TEST(CrdAppears, PendingResourceIsServedOnceItsCrdIsInstalled) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  ASSERT_NE(srcdir, nullptr);
-  std::string binary = absl::StrCat(srcdir, "/informerd/server/informerd");
   std::string group = absl::StrCat("late", absl::ToUnixMicros(absl::Now()) % 100000000,
                                    ".test.informerd.io");
-  int grpc_port = FreePort();
-  int http_port = FreePort();
-  std::string log = absl::StrCat(std::getenv("TEST_TMPDIR"), "/informerd.log");
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::freopen(log.c_str(), "w", stderr);
-    std::string resources = absl::StrCat("--resources=configmaps,gadgets.", group);
-    std::string grpc = absl::StrCat("--grpc-address=127.0.0.1:", grpc_port);
-    std::string http = absl::StrCat("--http-address=127.0.0.1:", http_port);
-    execl(binary.c_str(), binary.c_str(), resources.c_str(), grpc.c_str(), http.c_str(), nullptr);
-    _exit(127);
-  }
-  ASSERT_GT(pid, 0);
+  int grpc_port = FreeLoopbackPort();
+  int http_port = FreeLoopbackPort();
+  InformerdProcess informerd({absl::StrCat("--resources=configmaps,gadgets.", group),
+                              absl::StrCat("--grpc-address=127.0.0.1:", grpc_port),
+                              absl::StrCat("--http-address=127.0.0.1:", http_port)},
+                             "informerd.log");
 
   ASSERT_TRUE(Eventually([&] { return Readyz(http_port).find("503") == 0 &&
                                       Readyz(http_port).find("gadgets." + group) != std::string::npos; },
@@ -112,10 +65,7 @@ TEST(CrdAppears, PendingResourceIsServedOnceItsCrdIsInstalled) {
   ASSERT_EQ(response.items_size(), 1);
   EXPECT_EQ(response.items(0).name(), "g1");
 
-  kill(pid, SIGTERM);
-  int wait_status = 0;
-  waitpid(pid, &wait_status, 0);
-  EXPECT_TRUE(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0) << "see " << log;
+  EXPECT_EQ(informerd.Stop(), 0) << informerd.Log();
 }
 
 }  // namespace

@@ -166,3 +166,66 @@ informerd's --config file (format: server/config/config.h).
 {{- $_ := set $config "resources" (include "informerd.resources" . | fromYamlArray) }}
 {{- toYaml $config }}
 {{- end }}
+
+{{/*
+The Secret with the gRPC port's certificate: tls.secretName, else the
+chart's own "<fullname>-tls" (generated, or issued by cert-manager).
+*/}}
+{{- define "informerd.tlsSecretName" -}}
+{{- .Values.tls.secretName | default (printf "%s-tls" (include "informerd.fullname" .)) }}
+{{- end }}
+
+{{/*
+The DNS names the server certificate covers, as a YAML list: the Service's
+and the headless Service's names, in every form a client in the cluster
+may use, and tls.extraDnsNames.
+*/}}
+{{- define "informerd.tlsDnsNames" -}}
+{{- $names := list }}
+{{- range $service := list (include "informerd.fullname" .) (printf "%s-headless" (include "informerd.fullname" .)) }}
+{{- $names = concat $names (list $service (printf "%s.%s" $service $.Release.Namespace) (printf "%s.%s.svc" $service $.Release.Namespace) (printf "%s.%s.svc.cluster.local" $service $.Release.Namespace)) }}
+{{- end }}
+{{- toYaml (concat $names .Values.tls.extraDnsNames) }}
+{{- end }}
+
+{{/*
+The flags that say how callers are authenticated and how the gRPC port is
+protected. Refuses the combinations that would expose the cluster unless
+the value that accepts the risk is set: the server binary refuses them on
+a non-loopback address too, so the chart fails early with the same reason.
+*/}}
+{{- define "informerd.securityArgs" -}}
+- --auth-mode={{ .Values.auth.mode }}
+{{- if eq .Values.auth.mode "none" }}
+{{- if not .Values.auth.allowUnauthenticated }}
+{{- fail "auth.mode=none: every client that can reach the Service would read every served object (with the default resources, every ConfigMap and Pod spec in the cluster). Keep auth.mode=kubernetes, or set auth.allowUnauthenticated=true to accept that" }}
+{{- end }}
+- --allow-unauthenticated
+{{- if .Values.auth.tokenAudiences }}
+{{- fail "auth.tokenAudiences: needs auth.mode=kubernetes" }}
+{{- end }}
+{{- else if not .Values.tls.enabled }}
+{{- if not .Values.auth.allowPlaintextTokens }}
+{{- fail "tls.enabled=false with auth.mode=kubernetes: clients' bearer tokens would cross the network in clear text. Keep tls.enabled=true, or set auth.allowPlaintextTokens=true (e.g. when a service mesh encrypts pod traffic)" }}
+{{- end }}
+- --allow-plaintext-tokens
+{{- end }}
+{{- with .Values.auth.tokenAudiences }}
+- --token-audiences={{ join "," . }}
+{{- end }}
+{{- if .Values.tls.enabled }}
+- --tls-cert-file=/etc/informerd/tls/tls.crt
+- --tls-key-file=/etc/informerd/tls/tls.key
+{{- if .Values.tls.http }}
+{{- if .Values.tls.clientCA.secretName }}
+{{- fail "tls.http: cannot be combined with tls.clientCA (kubelet probes carry no client certificate)" }}
+{{- end }}
+- --http-tls
+{{- end }}
+{{- else if .Values.tls.http }}
+{{- fail "tls.http: needs tls.enabled" }}
+{{- end }}
+{{- if .Values.tls.clientCA.secretName }}
+- --client-ca-file=/etc/informerd/client-ca/{{ .Values.tls.clientCA.key }}
+{{- end }}
+{{- end }}
