@@ -152,7 +152,9 @@ public final class InformerdListerWatcher<
     }
     String text =
         "{\"apiVersion\":" + JSON.serialize(typeMeta.apiVersion)
-            + (typeMeta.kind == null ? "" : ",\"kind\":" + JSON.serialize(typeMeta.kind + "List"))
+            // A kind client-java does not know (dynamic objects): the generic
+            // "List", which readers of getKind() need.
+            + ",\"kind\":" + JSON.serialize(typeMeta.kind == null ? "List" : typeMeta.kind + "List")
             + ",\"metadata\":{\"resourceVersion\":" + JSON.serialize(listResourceVersion) + "}"
             + ",\"items\":[" + json + "]}";
     ApiListType list;
