@@ -90,8 +90,9 @@ public class InformerdSharedInformerFactory extends SharedInformerFactory implem
   private final TransformFunc transform;
   private final ExecutorService unusedPool;
 
-  private final Object lock = new Object();
-  // Guarded by lock; in creation order.
+  // Guarded by this object's monitor, which client-java's factory also
+  // locks (its synchronized methods call the overrides here); in creation
+  // order.
   private final Map<InformerKey, Entry> entries = new LinkedHashMap<>();
   private boolean closed;
 
@@ -275,7 +276,7 @@ public class InformerdSharedInformerFactory extends SharedInformerFactory implem
   }
 
   private InformerdSharedIndexInformer<?> getOrCreate(InformerKey key, InformerSupplier create) {
-    synchronized (lock) {
+    synchronized (this) {
       if (closed) {
         throw new IllegalStateException("factory is closed");
       }
@@ -285,9 +286,7 @@ public class InformerdSharedInformerFactory extends SharedInformerFactory implem
         entries.put(key, entry);
         // For getExistingSharedIndexInformer (and so client-java's
         // ControllerBuilder): the first informer of a class.
-        synchronized (this) {
-          informers.putIfAbsent(key.apiTypeClass(), entry.informer);
-        }
+        informers.putIfAbsent(key.apiTypeClass(), entry.informer);
       }
       return entry.informer;
     }
@@ -332,7 +331,7 @@ public class InformerdSharedInformerFactory extends SharedInformerFactory implem
   /** Starts the informers not started yet; a later call starts the ones requested since. */
   @Override
   public void startAllRegisteredInformers() {
-    synchronized (lock) {
+    synchronized (this) {
       if (closed) {
         return;
       }
@@ -352,7 +351,7 @@ public class InformerdSharedInformerFactory extends SharedInformerFactory implem
    */
   public Map<InformerKey, Boolean> waitForCacheSync(Duration timeout) {
     List<Map.Entry<InformerKey, InformerdSharedIndexInformer<?>>> started = new ArrayList<>();
-    synchronized (lock) {
+    synchronized (this) {
       for (Map.Entry<InformerKey, Entry> e : entries.entrySet()) {
         if (e.getValue().started) {
           started.add(Map.entry(e.getKey(), e.getValue().informer));
@@ -382,7 +381,7 @@ public class InformerdSharedInformerFactory extends SharedInformerFactory implem
   @Override
   public void stopAllRegisteredInformers(boolean shutdownThreadPool) {
     List<InformerdSharedIndexInformer<?>> toStop = new ArrayList<>();
-    synchronized (lock) {
+    synchronized (this) {
       for (Entry entry : entries.values()) {
         if (entry.started) {
           toStop.add(entry.informer);
@@ -399,7 +398,7 @@ public class InformerdSharedInformerFactory extends SharedInformerFactory implem
   @Override
   public void close() {
     List<InformerdSharedIndexInformer<?>> all = new ArrayList<>();
-    synchronized (lock) {
+    synchronized (this) {
       closed = true;
       for (Entry entry : entries.values()) {
         all.add(entry.informer);
