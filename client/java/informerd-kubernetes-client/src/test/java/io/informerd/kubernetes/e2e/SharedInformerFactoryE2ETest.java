@@ -493,9 +493,17 @@ public class SharedInformerFactoryE2ETest {
                       }
                     }));
     watcher.start();
-    // The test's watch is registered once it sees an event.
-    String probe = rv(update("a", "probe"));
-    await("own watch established", () -> sent.containsKey(probe));
+    // The test's watch starts "from now" once informerd has registered it,
+    // which the client cannot see: probe until it gets an event.
+    Instant probeDeadline = Instant.now().plus(TIMEOUT);
+    for (int probe = 0; sent.isEmpty(); probe++) {
+      assertTrue("own watch established", Instant.now().isBefore(probeDeadline));
+      update("a", "probe" + probe);
+      Instant next = Instant.now().plus(Duration.ofMillis(200));
+      while (sent.isEmpty() && Instant.now().isBefore(next)) {
+        Thread.sleep(10); // polling a condition with a deadline
+      }
+    }
 
     List<String> measured = new ArrayList<>();
     for (int i = 1; i <= 5; i++) {
