@@ -20,6 +20,9 @@ import io.kubernetes.client.openapi.JSON;
 import io.kubernetes.client.util.CallGeneratorParams;
 import io.kubernetes.client.util.Watch;
 import io.kubernetes.client.util.Watchable;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesListObject;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
+import io.kubernetes.client.util.generic.dynamic.Dynamics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
@@ -149,12 +152,14 @@ public final class InformerdListerWatcher<
     }
     String text =
         "{\"apiVersion\":" + JSON.serialize(typeMeta.apiVersion)
-            + (typeMeta.kind == null ? "" : ",\"kind\":" + JSON.serialize(typeMeta.kind + "List"))
+            // A kind client-java does not know (dynamic objects): the generic
+            // "List", which readers of getKind() need.
+            + ",\"kind\":" + JSON.serialize(typeMeta.kind == null ? "List" : typeMeta.kind + "List")
             + ",\"metadata\":{\"resourceVersion\":" + JSON.serialize(listResourceVersion) + "}"
             + ",\"items\":[" + json + "]}";
     ApiListType list;
     try {
-      list = JSON.deserialize(text, apiListTypeClass);
+      list = decodeList(text);
     } catch (RuntimeException e) {
       throw new ApiException(
           "informerd list " + describe() + ": cannot decode as " + apiListTypeClass.getName()
@@ -225,7 +230,7 @@ public final class InformerdListerWatcher<
   private ApiType decode(String json) {
     ApiType object;
     try {
-      object = JSON.deserialize(json, apiTypeClass);
+      object = decodeObject(json);
     } catch (RuntimeException e) {
       throw new IllegalStateException(
           "informerd watch " + describe() + ": cannot decode as " + apiTypeClass.getName() + ": "
@@ -233,6 +238,44 @@ public final class InformerdListerWatcher<
     }
     typeMeta.fillIn(object);
     return object;
+  }
+
+  /**
+   * client-java's JSON knows its models, not the dynamic classes, which
+   * carry their own Gson codec.
+   */
+  @SuppressWarnings("unchecked")
+  private ApiListType decodeList(String json) {
+    if (apiListTypeClass == DynamicKubernetesListObject.class) {
+      return (ApiListType) Dynamics.newListFromJson(json);
+    }
+    return JSON.deserialize(json, apiListTypeClass);
+  }
+
+  @SuppressWarnings("unchecked")
+  private ApiType decodeObject(String json) {
+    if (apiTypeClass == DynamicKubernetesObject.class) {
+      return (ApiType) Dynamics.newFromJson(json);
+    }
+    return JSON.deserialize(json, apiTypeClass);
+  }
+
+  /** The resource informerd serves this from. */
+  public ResourceRef resource() {
+    return resource;
+  }
+
+  /** "": all namespaces. */
+  public String namespace() {
+    return namespace;
+  }
+
+  public String labelSelector() {
+    return labelSelector;
+  }
+
+  public String fieldSelector() {
+    return fieldSelector;
   }
 
   private String describe() {

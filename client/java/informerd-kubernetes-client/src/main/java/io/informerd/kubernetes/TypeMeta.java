@@ -1,8 +1,10 @@
 package io.informerd.kubernetes;
 
+import com.google.gson.JsonObject;
 import io.kubernetes.client.apimachinery.GroupVersionKind;
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.util.ModelMapper;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import java.lang.reflect.Method;
 import java.util.Optional;
 
@@ -55,6 +57,17 @@ final class TypeMeta {
 
   void fillIn(KubernetesObject object) {
     if (setKind == null) {
+      return;
+    }
+    if (object instanceof DynamicKubernetesObject) {
+      // Its getters throw on a missing field.
+      JsonObject raw = ((DynamicKubernetesObject) object).getRaw();
+      if (!raw.has("apiVersion") && !apiVersion.isEmpty()) {
+        raw.addProperty("apiVersion", apiVersion);
+      }
+      if (!raw.has("kind") && kind != null) {
+        raw.addProperty("kind", kind);
+      }
       return;
     }
     try {

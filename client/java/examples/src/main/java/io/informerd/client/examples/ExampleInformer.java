@@ -1,24 +1,34 @@
 package io.informerd.client.examples;
 
 import io.informerd.client.Connection;
-import io.informerd.client.EventHandler;
-import io.informerd.client.KubeObject;
-import io.informerd.client.RemoteInformer;
 import io.informerd.client.ResourceRef;
+import io.informerd.kubernetes.InformerOptions;
+import io.informerd.kubernetes.InformerdSharedIndexInformer;
+import io.informerd.kubernetes.InformerdSharedInformerFactory;
+import io.informerd.kubernetes.SyncAwareEventHandler;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The example program shared by all informerd client libraries: prints one
- * line per handler call and, on SIGTERM, the whole cache.
+ * line per handler call and, on SIGTERM, the whole cache. In Java it is
+ * client-java's informer model served by informerd: an
+ * {@link InformerdSharedInformerFactory} hands out the informer (of
+ * {@link DynamicKubernetesObject}s, so any resource works), and right after
+ * the first handler has synced a second one joins the running informer.
  *
  * <pre>
  * ExampleInformer --server ADDR --resource RESOURCE [-n NS] [-l SELECTOR] [--token-file F]
  * </pre>
  *
  * ADDR is "host:port", "dns:///name:port" or comma-separated "host:port"s.
- * stdout carries only SYNCED, ADD, UPDATE, DELETE and (at exit) CACHE lines;
- * logs go to stderr.
+ * stdout carries only SYNCED, ADD, UPDATE, DELETE, their "LATE " forms from
+ * the second handler, LATE SYNCED, and (at exit) CACHE lines; logs go to
+ * stderr.
  */
 public final class ExampleInformer {
   private ExampleInformer() {}
@@ -27,13 +37,19 @@ public final class ExampleInformer {
     ExampleOptions options = ExampleOptions.parseOrExit(args, ExampleOptions.USAGE);
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     Connection connection = options.connect();
+    InformerdSharedInformerFactory factory =
+        InformerdSharedInformerFactory.builder(connection).build();
+    InformerdSharedIndexInformer<DynamicKubernetesObject> informer =
+        factory.informerFor(
+            InformerOptions.dynamic(ResourceRef.parse(options.resource))
+                .namespace(options.namespace)
+                .labelSelector(options.labelSelector));
 
-    RemoteInformer informer =
-        RemoteInformer.builder(connection, ResourceRef.parse(options.resource))
-            .namespace(options.namespace)
-            .labelSelector(options.labelSelector)
-            .addEventHandler(new PrintingHandler(out))
-            .build();
+    PrintingHandler late = new PrintingHandler(out, "LATE ", null);
+    // The first handler's SYNCED comes after its adds of the initial list;
+    // from there (its own thread, in order) the second handler joins.
+    informer.addEventHandler(
+        new PrintingHandler(out, "", () -> informer.addEventHandlerWithRegistration(late)));
 
     // The JVM runs shutdown hooks on SIGTERM and then exits with 143; halting
     // from the hook after the cache is printed makes the exit status 0.
@@ -41,44 +57,73 @@ public final class ExampleInformer {
         .addShutdownHook(
             new Thread(
                 () -> {
-                  informer.close();
-                  for (KubeObject object : informer.lister().list()) {
-                    out.println("CACHE " + object.key() + " " + object.resourceVersion());
+                  // Returns once no handler runs: no handler line follows.
+                  factory.close();
+                  Map<String, String> cache = new TreeMap<>();
+                  for (DynamicKubernetesObject object : informer.getIndexer().list()) {
+                    cache.put(key(object), resourceVersion(object));
                   }
-                  out.flush();
+                  synchronized (out) {
+                    cache.forEach((key, rv) -> out.println("CACHE " + key + " " + rv));
+                    out.flush();
+                  }
                   Runtime.getRuntime().halt(0);
                 }));
-    informer.start();
+    factory.startAllRegisteredInformers();
     Thread.currentThread().join();
   }
 
-  /** Prints each handler call as one line, flushed. */
-  private static final class PrintingHandler implements EventHandler {
-    private final PrintStream out;
+  private static String key(DynamicKubernetesObject object) {
+    V1ObjectMeta meta = object.getMetadata();
+    String ns = meta.getNamespace();
+    return ns == null || ns.isEmpty() ? meta.getName() : ns + "/" + meta.getName();
+  }
 
-    PrintingHandler(PrintStream out) {
+  private static String resourceVersion(DynamicKubernetesObject object) {
+    return object.getMetadata().getResourceVersion();
+  }
+
+  /** Prints each call as one whole line, flushed; each handler runs on its own thread. */
+  private static final class PrintingHandler
+      implements SyncAwareEventHandler<DynamicKubernetesObject> {
+    private final PrintStream out;
+    private final String prefix;
+    private final Runnable afterSynced; // may be null
+
+    PrintingHandler(PrintStream out, String prefix, Runnable afterSynced) {
       this.out = out;
+      this.prefix = prefix;
+      this.afterSynced = afterSynced;
+    }
+
+    private void print(String line) {
+      synchronized (out) {
+        out.println(prefix + line);
+      }
     }
 
     @Override
     public void onSynced() {
-      out.println("SYNCED");
+      print("SYNCED");
+      if (afterSynced != null) {
+        afterSynced.run();
+      }
     }
 
     @Override
-    public void onAdd(KubeObject object) {
-      out.println("ADD " + object.key() + " " + object.resourceVersion());
+    public void onAdd(DynamicKubernetesObject object) {
+      print("ADD " + key(object) + " " + resourceVersion(object));
     }
 
     @Override
-    public void onUpdate(KubeObject oldObject, KubeObject newObject) {
-      out.println("UPDATE " + newObject.key() + " " + oldObject.resourceVersion() + " "
-          + newObject.resourceVersion());
+    public void onUpdate(DynamicKubernetesObject oldObject, DynamicKubernetesObject newObject) {
+      print("UPDATE " + key(newObject) + " " + resourceVersion(oldObject) + " "
+          + resourceVersion(newObject));
     }
 
     @Override
-    public void onDelete(KubeObject object, boolean finalStateUnknown) {
-      out.println("DELETE " + object.key() + " " + object.resourceVersion()
+    public void onDelete(DynamicKubernetesObject object, boolean finalStateUnknown) {
+      print("DELETE " + key(object) + " " + resourceVersion(object)
           + (finalStateUnknown ? " final-state-unknown" : ""));
     }
   }
