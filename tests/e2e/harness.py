@@ -45,7 +45,7 @@ LANGUAGES = ("go", "python", "cpp", "java")
 ADAPTERS = ("go-controller-runtime", "java-kubernetes-client")
 # The libraries' own examples that add a second handler to their running
 # informer after SYNCED and print its calls as LATE lines.
-LATE_HANDLER_LANGUAGES: Tuple[str, ...] = ("go", "python")
+LATE_HANDLER_LANGUAGES: Tuple[str, ...] = ("go", "python", "java")
 
 POLL_INTERVAL = 0.1
 
