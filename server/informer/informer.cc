@@ -120,6 +120,7 @@ void Informer::OnListEnd(std::string_view resource_version) {
     return;
   }
   std::vector<std::function<void()>> now_synced;
+  std::vector<std::function<void()>> reached;
   {
     absl::MutexLock lock(&mu_);
     ++counters_.relists;
@@ -149,9 +150,45 @@ void Informer::OnListEnd(std::string_view resource_version) {
       }
       version_ = *list_version;
     }
+    reached = TakeReachedLocked();
   }
   SignalDispatcher();
   for (const std::function<void()>& callback : now_synced) callback();
+  for (const std::function<void()>& callback : reached) callback();
+}
+
+uint64_t Informer::NotifyAtVersion(uint64_t version, std::function<void()> reached) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!synced_ || version_ < version) {
+      uint64_t id = next_wait_id_++;
+      version_waits_.emplace(version, VersionWait{id, std::move(reached)});
+      return id;
+    }
+  }
+  reached();
+  return 0;
+}
+
+void Informer::CancelVersionNotification(uint64_t id) {
+  absl::MutexLock lock(&mu_);
+  for (auto it = version_waits_.begin(); it != version_waits_.end(); ++it) {
+    if (it->second.id == id) {
+      version_waits_.erase(it);
+      return;
+    }
+  }
+}
+
+std::vector<std::function<void()>> Informer::TakeReachedLocked() {
+  std::vector<std::function<void()>> reached;
+  if (!synced_) return reached;
+  auto end = version_waits_.upper_bound(version_);
+  for (auto it = version_waits_.begin(); it != end; ++it) {
+    reached.push_back(std::move(it->second.reached));
+  }
+  version_waits_.erase(version_waits_.begin(), end);
+  return reached;
 }
 
 void Informer::NotifyWhenSynced(std::function<void()> callback) {
@@ -168,11 +205,14 @@ void Informer::NotifyWhenSynced(std::function<void()> callback) {
 void Informer::OnWatchEvent(kube::WatchEventType type, rapidjson::Value& json) {
   absl::StatusOr<ObjectPtr> built = cache::BuildObject(json, options_.schema);
   bool appended = false;
+  std::vector<std::function<void()>> reached;
   {
     absl::MutexLock lock(&mu_);
     appended = ApplyWatchEvent(type, std::move(built));
+    reached = TakeReachedLocked();
   }
   if (appended) SignalDispatcher();
+  for (const std::function<void()>& callback : reached) callback();
 }
 
 bool Informer::ApplyWatchEvent(kube::WatchEventType type,
@@ -216,8 +256,13 @@ bool Informer::ApplyWatchEvent(kube::WatchEventType type,
 void Informer::OnBookmark(std::string_view resource_version) {
   std::optional<uint64_t> version = cache::ParseResourceVersion(resource_version);
   if (!version.has_value()) return;
-  absl::MutexLock lock(&mu_);
-  if (synced_ && *version > version_) version_ = *version;
+  std::vector<std::function<void()>> reached;
+  {
+    absl::MutexLock lock(&mu_);
+    if (synced_ && *version > version_) version_ = *version;
+    reached = TakeReachedLocked();
+  }
+  for (const std::function<void()>& callback : reached) callback();
 }
 
 void Informer::Append(Event event) {

@@ -23,6 +23,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -98,6 +99,16 @@ class Informer : public kube::ListWatchSink {
   // `timeout` passed first.
   bool WaitForVersion(uint64_t version, absl::Duration timeout) const;
 
+  // WaitForVersion without a thread: calls `reached` once the informer is
+  // synced and at `version` at least, at once (on this thread) if it is,
+  // else on the Reflector thread right after the change that reaches it,
+  // with no lock held. `reached` must be quick and must not call back into
+  // NotifyAtVersion or CancelVersionNotification. Returns 0 when called at
+  // once, else an id for CancelVersionNotification.
+  uint64_t NotifyAtVersion(uint64_t version, std::function<void()> reached);
+  // Forgets a pending notification; nothing if it ran or was forgotten.
+  void CancelVersionNotification(uint64_t id);
+
   // The object under `key` (null if absent) and the version it was read at.
   std::pair<cache::ObjectPtr, uint64_t> Get(std::string_view key) const;
 
@@ -141,6 +152,8 @@ class Informer : public kube::ListWatchSink {
   bool ApplyWatchEvent(kube::WatchEventType type, absl::StatusOr<cache::ObjectPtr> built)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SignalDispatcher();
+  // The version notifications now due, removed from version_waits_.
+  std::vector<std::function<void()>> TakeReachedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DispatchLoop();
   absl::Status TooOld(uint64_t version) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
@@ -155,6 +168,14 @@ class Informer : public kube::ListWatchSink {
 
   // Callbacks waiting for the first sync; run and cleared by OnListEnd.
   std::vector<std::function<void()>> on_synced_ ABSL_GUARDED_BY(mu_);
+  struct VersionWait {
+    uint64_t id;
+    std::function<void()> reached;
+  };
+  // NotifyAtVersion's callbacks by the version they wait for. Few: every
+  // caller bounds its waiting reads.
+  std::multimap<uint64_t, VersionWait> version_waits_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_wait_id_ ABSL_GUARDED_BY(mu_) = 1;
 
   // Only the Reflector thread touches the list being assembled.
   std::vector<cache::ObjectPtr> pending_list_;

@@ -171,6 +171,31 @@ TEST_F(InformerTest, WaitForVersion) {
   EXPECT_TRUE(informer_.WaitForVersion(11, absl::ZeroDuration()));
 }
 
+TEST_F(InformerTest, NotifyAtVersionCallsBackOnceThereAndForgetsWhenCancelled) {
+  std::vector<std::string> calls;
+  auto note = [&calls](std::string what) { return [&calls, what] { calls.push_back(what); }; };
+  EXPECT_NE(informer_.NotifyAtVersion(0, note("synced")), 0u);  // waits for the first list
+  EXPECT_NE(informer_.NotifyAtVersion(11, note("by event")), 0u);
+  EXPECT_NE(informer_.NotifyAtVersion(12, note("by bookmark")), 0u);
+  uint64_t cancelled = informer_.NotifyAtVersion(13, note("cancelled"));
+  EXPECT_NE(informer_.NotifyAtVersion(20, note("by relist")), 0u);
+  List({}, 10);
+  EXPECT_EQ(calls, std::vector<std::string>{"synced"});
+  Watch(kube::WatchEventType::kAdded, {.name = "a", .resource_version = 11});
+  EXPECT_EQ(calls.back(), "by event");
+  informer_.OnBookmark("12");
+  EXPECT_EQ(calls.back(), "by bookmark");
+  informer_.CancelVersionNotification(cancelled);
+  informer_.CancelVersionNotification(cancelled);  // a second time: nothing
+  informer_.OnBookmark("14");
+  EXPECT_EQ(calls.size(), 3u);
+  List({}, 20);
+  EXPECT_EQ(calls.back(), "by relist");
+  EXPECT_EQ(informer_.NotifyAtVersion(20, note("at once")), 0u);
+  EXPECT_EQ(calls, (std::vector<std::string>{"synced", "by event", "by bookmark", "by relist",
+                                             "at once"}));
+}
+
 TEST_F(InformerTest, SnapshotIsConsistentWithPosition) {
   List({{.name = "a", .labels = {{"k", "v"}}}, {.name = "b"}}, 10);
   cache::Filter filter;

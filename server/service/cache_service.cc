@@ -46,19 +46,21 @@ grpc::Status ParseVersion(const std::string& text, const char* field, uint64_t* 
   return grpc::Status::OK;
 }
 
-// Waits for the resource to be synced and at least at `version`.
-grpc::Status WaitForVersion(const ServedResource& resource, uint64_t version,
-                            absl::Duration timeout) {
-  if (resource.informer->WaitForVersion(version, timeout)) return grpc::Status::OK;
+bool Reached(const ServedResource& resource, uint64_t version) {
+  return resource.informer->synced() && resource.informer->resource_version() >= version;
+}
+
+// Why a read that waited for `version` gave up.
+absl::Status NotReached(const ServedResource& resource, uint64_t version) {
   if (!resource.informer->synced()) {
-    return grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                        absl::StrCat(resource.DisplayName(), " is not synced yet"));
+    return absl::UnavailableError(absl::StrCat(resource.DisplayName(), " is not synced yet"));
   }
   uint64_t current = resource.informer->resource_version();
-  return grpc::Status(
-      grpc::StatusCode::UNAVAILABLE,
-      absl::StrCat("too large resource version: ", version, ", current: ", current,
-                   " (the cache is ", version - current, " versions behind; retry)"));
+  // The wait can end just as the cache gets there.
+  uint64_t behind = version > current ? version - current : 0;
+  return absl::UnavailableError(absl::StrCat("too large resource version: ", version,
+                                             ", current: ", current, " (the cache is ", behind,
+                                             " versions behind; retry)"));
 }
 
 // Object names are DNS subdomains at most; longer is never a real object.
@@ -152,20 +154,40 @@ grpc::Status CacheService::Authorize(const Caller& caller, const ServedResource&
   return ToGrpc(status, std::move(message));
 }
 
-grpc::Status CacheService::AwaitVersion(const Caller& caller, const ServedResource& resource,
-                                        uint64_t version, const char* method) {
-  if (resource.informer->synced() && resource.informer->resource_version() >= version) {
-    return grpc::Status::OK;
-  }
+absl::StatusOr<limits::ConcurrencyLimiter::Permit> CacheService::AdmitWait(const Caller& caller,
+                                                                           const char* method) {
   bool per_identity = false;
   absl::StatusOr<limits::ConcurrencyLimiter::Permit> permit =
       waiting_read_limiter_.Acquire(caller.identity, &per_identity);
   if (!permit.ok()) {
     metrics_->RequestRejected(method, per_identity ? "identity_waiting_reads"
                                                    : "global_waiting_reads");
-    return ToGrpc(permit.status());
   }
-  return WaitForVersion(resource, version, options_.version_wait);
+  return permit;
+}
+
+grpc::ServerUnaryReactor* CacheService::FinishRead(grpc::CallbackServerContext* context,
+                                                   const char* method, absl::Time start,
+                                                   const Caller& caller, grpc::Status status,
+                                                   ReadPlan plan) {
+  if (!status.ok()) return FinishUnary(context, method, start, status);
+  if (Reached(*plan.resource, plan.min_version)) {
+    return FinishUnary(context, method, start, plan.read());
+  }
+  absl::StatusOr<limits::ConcurrencyLimiter::Permit> permit = AdmitWait(caller, method);
+  if (!permit.ok()) return FinishUnary(context, method, start, ToGrpc(permit.status()));
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  auto held = std::make_shared<limits::ConcurrencyLimiter::Permit>(*std::move(permit));
+  version_waits_.Wait(
+      plan.resource->informer.get(), plan.min_version, absl::Now() + options_.version_wait,
+      [this, reactor, method, start, held, resource = plan.resource, version = plan.min_version,
+       read = std::move(plan.read)](bool reached) {
+        grpc::Status status = reached ? read() : ToGrpc(NotReached(*resource, version));
+        metrics_->ObserveRpc(method, std::to_string(static_cast<int>(status.error_code())),
+                             absl::ToDoubleSeconds(absl::Now() - start));
+        reactor->Finish(status);
+      });
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* CacheService::FinishUnary(grpc::CallbackServerContext* context,
@@ -183,13 +205,14 @@ grpc::ServerUnaryReactor* CacheService::List(grpc::CallbackServerContext* contex
                                              grpc::ByteBuffer* response) {
   absl::Time start = absl::Now();
   Caller caller;
+  ReadPlan plan;
   grpc::Status status = Authenticate(context, "List", &caller);
-  if (status.ok()) status = DoList(caller, *request, response);
-  return FinishUnary(context, "List", start, status);
+  if (status.ok()) status = DoList(caller, *request, response, &plan);
+  return FinishRead(context, "List", start, caller, status, std::move(plan));
 }
 
 grpc::Status CacheService::DoList(const Caller& caller, const grpc::ByteBuffer& buffer,
-                                  grpc::ByteBuffer* response) {
+                                  grpc::ByteBuffer* response, ReadPlan* plan) {
   v1::ListRequest request;
   if (grpc::Status status = ParseRequest(buffer, &request); !status.ok()) return status;
   absl::StatusOr<ServedResource*> resource = registry_->Find(request.resource());
@@ -231,25 +254,27 @@ grpc::Status CacheService::DoList(const Caller& caller, const grpc::ByteBuffer& 
     metrics_->RequestRejected("List", per_identity ? "identity_limit" : "global_limit");
     return ToGrpc(permit.status());
   }
-  if (request.continue_token().empty()) {
-    if (grpc::Status status = AwaitVersion(caller, **resource, min_version, "List");
-        !status.ok()) {
-      return status;
+  plan->resource = *resource;
+  // Later pages read their snapshot, whatever the cache's version.
+  plan->min_version = request.continue_token().empty() ? min_version : 0;
+  plan->read = [this, response, resource = *resource, filter = *std::move(filter),
+                point = std::move(point), scope, limit = static_cast<size_t>(request.limit()),
+                projection = request.projection(),
+                held = std::make_shared<limits::ConcurrencyLimiter::Permit>(*std::move(permit))] {
+    absl::StatusOr<informer::Informer::Page> page = resource->informer->List(
+        filter, point.resource_version, point.last_key, limit, options_.max_page_bytes);
+    if (!page.ok()) {
+      // An expired snapshot is the apiserver's 410 for continue tokens.
+      return ToGrpc(page.status());
     }
-  }
-  absl::StatusOr<informer::Informer::Page> page = (*resource)->informer->List(
-      *filter, point.resource_version, point.last_key, static_cast<size_t>(request.limit()),
-      options_.max_page_bytes);
-  if (!page.ok()) {
-    // An expired snapshot is the apiserver's 410 for continue tokens.
-    return ToGrpc(page.status());
-  }
-  std::string token;
-  if (page->more && !page->items.empty()) {
-    token = continue_tokens_.Encode(
-        scope, {page->resource_version, page->items.back()->key(), point.snapshot_time});
-  }
-  *response = ListResponseBuffer(page->items, page->resource_version, token, request.projection());
+    std::string token;
+    if (page->more && !page->items.empty()) {
+      token = continue_tokens_.Encode(
+          scope, {page->resource_version, page->items.back()->key(), point.snapshot_time});
+    }
+    *response = ListResponseBuffer(page->items, page->resource_version, token, projection);
+    return grpc::Status::OK;
+  };
   return grpc::Status::OK;
 }
 
@@ -258,13 +283,14 @@ grpc::ServerUnaryReactor* CacheService::Get(grpc::CallbackServerContext* context
                                             grpc::ByteBuffer* response) {
   absl::Time start = absl::Now();
   Caller caller;
+  ReadPlan plan;
   grpc::Status status = Authenticate(context, "Get", &caller);
-  if (status.ok()) status = DoGet(caller, *request, response);
-  return FinishUnary(context, "Get", start, status);
+  if (status.ok()) status = DoGet(caller, *request, response, &plan);
+  return FinishRead(context, "Get", start, caller, status, std::move(plan));
 }
 
 grpc::Status CacheService::DoGet(const Caller& caller, const grpc::ByteBuffer& buffer,
-                                 grpc::ByteBuffer* response) {
+                                 grpc::ByteBuffer* response, ReadPlan* plan) {
   v1::GetRequest request;
   if (grpc::Status status = ParseRequest(buffer, &request); !status.ok()) return status;
   absl::StatusOr<ServedResource*> resource = registry_->Find(request.resource());
@@ -297,37 +323,39 @@ grpc::Status CacheService::DoGet(const Caller& caller, const grpc::ByteBuffer& b
       !status.ok()) {
     return status;
   }
-  if (grpc::Status status = AwaitVersion(caller, **resource, min_version, "Get");
-      !status.ok()) {
-    return status;
-  }
-  auto [object, version] =
-      (*resource)->informer->Get(cache::ObjectKey(request.namespace_(), request.name()));
-  if (object == nullptr) {
-    return grpc::Status(grpc::StatusCode::NOT_FOUND,
-                        absl::StrCat((*resource)->DisplayName(), " \"", request.name(),
-                                     "\" not found"));
-  }
-  *response = GetResponseBuffer(*object, version, request.projection());
+  plan->resource = *resource;
+  plan->min_version = min_version;
+  plan->read = [response, resource = *resource, ns = request.namespace_(), name = request.name(),
+                projection = request.projection()] {
+    auto [object, version] = resource->informer->Get(cache::ObjectKey(ns, name));
+    if (object == nullptr) {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                          absl::StrCat(resource->DisplayName(), " \"", name, "\" not found"));
+    }
+    *response = GetResponseBuffer(*object, version, projection);
+    return grpc::Status::OK;
+  };
   return grpc::Status::OK;
 }
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::Watch(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
   WatchStream* stream = nullptr;
+  std::function<void()> after_begin;
   Caller caller;
   grpc::Status status = Authenticate(context, "Watch", &caller);
-  if (status.ok()) status = StartWatch(caller, *request, &stream);
+  if (status.ok()) status = StartWatch(caller, *request, &stream, &after_begin);
   if (!status.ok()) {
     metrics_->ObserveRpc("Watch", std::to_string(static_cast<int>(status.error_code())), 0);
     return new FailedWatch(status);
   }
   stream->Begin();
+  if (after_begin) after_begin();
   return stream;
 }
 
 grpc::Status CacheService::StartWatch(const Caller& caller, const grpc::ByteBuffer& buffer,
-                                      WatchStream** stream) {
+                                      WatchStream** stream, std::function<void()>* after_begin) {
   v1::WatchRequest request;
   if (grpc::Status status = ParseRequest(buffer, &request); !status.ok()) return status;
   absl::StatusOr<ServedResource*> found = registry_->Find(request.resource());
@@ -355,25 +383,39 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const grpc::ByteBuff
     metrics_->RequestRejected("Watch", per_identity ? "identity_limit" : "global_limit");
     return ToGrpc(permit.status());
   }
-  if (grpc::Status status = AwaitVersion(caller, resource, version, "Watch"); !status.ok()) {
-    return status;
-  }
-  WatchStart start;
   // As the apiserver: resource_version "0" starts with the current state as
   // ADDED events (without the WatchList end marker).
   bool legacy_initial = request.resource_version() == "0" && !request.send_initial_events();
-  if (request.send_initial_events() || legacy_initial) {
-    informer::Informer::InitialState state = resource.informer->Snapshot(*filter);
-    start.position = state.position;
-    start.initial_objects = std::move(state.objects);
-    start.initial_version = state.resource_version;
-    start.send_initial_events = request.send_initial_events();
-  } else {
-    uint64_t from = request.resource_version().empty() ? resource.informer->resource_version()
-                                                       : version;
-    absl::StatusOr<uint64_t> position = resource.informer->WatchPosition(from);
-    if (!position.ok()) return ToGrpc(position.status());
+  auto make_start = [informer = resource.informer.get(), filter = *filter,
+                     initial = request.send_initial_events() || legacy_initial,
+                     send_initial_events = request.send_initial_events(),
+                     from_now = request.resource_version().empty(),
+                     version]() -> absl::StatusOr<WatchStart> {
+    WatchStart start;
+    if (initial) {
+      informer::Informer::InitialState state = informer->Snapshot(filter);
+      start.position = state.position;
+      start.initial_objects = std::move(state.objects);
+      start.initial_version = state.resource_version;
+      start.send_initial_events = send_initial_events;
+      return start;
+    }
+    absl::StatusOr<uint64_t> position =
+        informer->WatchPosition(from_now ? informer->resource_version() : version);
+    if (!position.ok()) return position.status();
     start.position = *position;
+    return start;
+  };
+  std::optional<WatchStart> start;
+  std::shared_ptr<limits::ConcurrencyLimiter::Permit> waiting;
+  if (Reached(resource, version)) {
+    absl::StatusOr<WatchStart> now = make_start();
+    if (!now.ok()) return ToGrpc(now.status());
+    start = *std::move(now);
+  } else {
+    absl::StatusOr<limits::ConcurrencyLimiter::Permit> admitted = AdmitWait(caller, "Watch");
+    if (!admitted.ok()) return ToGrpc(admitted.status());
+    waiting = std::make_shared<limits::ConcurrencyLimiter::Permit>(*std::move(admitted));
   }
   WatchStreamOptions stream_options;
   stream_options.allow_bookmarks = request.allow_bookmarks();
@@ -394,6 +436,18 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const grpc::ByteBuff
   *stream = new WatchStream(resource.informer.get(), resource.DisplayName(), *std::move(filter),
                             std::move(stream_options), std::move(start), metrics_, &watches_,
                             *std::move(permit));
+  if (waiting != nullptr) {
+    *after_begin = [this, starter = (*stream)->Starter(), make_start = std::move(make_start),
+                    waiting, resource = &resource, version] {
+      version_waits_.Wait(resource->informer.get(), version,
+                          absl::Now() + options_.version_wait,
+                          [starter, make_start, waiting, resource, version](bool reached) {
+                            starter(reached ? make_start()
+                                            : absl::StatusOr<WatchStart>(
+                                                  NotReached(*resource, version)));
+                          });
+    };
+  }
   return grpc::Status::OK;
 }
 

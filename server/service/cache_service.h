@@ -27,6 +27,7 @@
 #include "server/metrics/metrics.h"
 #include "server/service/continue_token.h"
 #include "server/service/served_resource.h"
+#include "server/service/version_waits.h"
 #include "server/service/watch_stream.h"
 
 namespace informerd::service {
@@ -108,18 +109,31 @@ class CacheService final : public RawCacheService {
                             Caller* caller);
   grpc::Status Authorize(const Caller& caller, const ServedResource& resource,
                          auth::ResourceAttributes attributes, const char* method);
-  // Returns once the resource is synced and at `version` at least, under a
-  // waiting-reads permit when that means waiting; UNAVAILABLE after
-  // options_.version_wait, RESOURCE_EXHAUSTED when the caller (or everyone)
-  // already has the most waiting reads allowed.
-  grpc::Status AwaitVersion(const Caller& caller, const ServedResource& resource,
-                            uint64_t version, const char* method);
+  // A slot among the reads waiting for a version, or RESOURCE_EXHAUSTED
+  // when the caller (or everyone) has the most allowed.
+  absl::StatusOr<limits::ConcurrencyLimiter::Permit> AdmitWait(const Caller& caller,
+                                                               const char* method);
+  // What is left of an admitted Get or List once its resource has reached
+  // min_version (and is synced): `read` fills the response.
+  struct ReadPlan {
+    ServedResource* resource = nullptr;
+    uint64_t min_version = 0;
+    std::function<grpc::Status()> read;
+  };
   grpc::Status DoList(const Caller& caller, const grpc::ByteBuffer& request,
-                      grpc::ByteBuffer* response);
+                      grpc::ByteBuffer* response, ReadPlan* plan);
   grpc::Status DoGet(const Caller& caller, const grpc::ByteBuffer& request,
-                     grpc::ByteBuffer* response);
+                     grpc::ByteBuffer* response, ReadPlan* plan);
+  // Finishes with `status` if it is an error; else runs plan.read at once
+  // if the resource is there, or once it gets there (version_waits_),
+  // without holding this thread; UNAVAILABLE after options_.version_wait.
+  grpc::ServerUnaryReactor* FinishRead(grpc::CallbackServerContext* context, const char* method,
+                                       absl::Time start, const Caller& caller,
+                                       grpc::Status status, ReadPlan plan);
+  // The stream, started, or (waiting for a version) with *after_begin set
+  // to what must run once the stream has begun.
   grpc::Status StartWatch(const Caller& caller, const grpc::ByteBuffer& request,
-                          WatchStream** stream);
+                          WatchStream** stream, std::function<void()>* after_begin);
   grpc::ServerUnaryReactor* FinishUnary(grpc::CallbackServerContext* context,
                                         const char* method, absl::Time start,
                                         const grpc::Status& status);
@@ -133,6 +147,8 @@ class CacheService final : public RawCacheService {
   limits::RateLimiter rate_limiter_;
   const ContinueTokens continue_tokens_;
   WatchRegistry watches_;
+  // Destroyed before the limiters whose permits its waits hold.
+  VersionWaits version_waits_;
   // Declared last: destroyed first, so no re-check runs on a dying service.
   std::unique_ptr<auth::RecheckWorker> recheck_worker_;
 };

@@ -20,15 +20,20 @@ void WatchStream::WakeHandle::Rechecked(const absl::Status& status) {
   if (stream_ != nullptr) stream_->OnRechecked(status);
 }
 
+void WatchStream::WakeHandle::Started(absl::StatusOr<WatchStart> start) {
+  absl::MutexLock lock(&mu_);
+  if (stream_ != nullptr) stream_->OnStarted(std::move(start));
+}
+
 void WatchStream::WakeHandle::Detach() {
   absl::MutexLock lock(&mu_);
   stream_ = nullptr;
 }
 
 WatchStream::WatchStream(informer::Informer* informer, std::string resource_name,
-                         cache::Filter filter, WatchStreamOptions options, WatchStart start,
-                         metrics::Metrics* metrics, WatchRegistry* registry,
-                         limits::ConcurrencyLimiter::Permit permit)
+                         cache::Filter filter, WatchStreamOptions options,
+                         std::optional<WatchStart> start, metrics::Metrics* metrics,
+                         WatchRegistry* registry, limits::ConcurrencyLimiter::Permit permit)
     : informer_(informer),
       resource_name_(std::move(resource_name)),
       filter_(std::move(filter)),
@@ -38,10 +43,12 @@ WatchStream::WatchStream(informer::Informer* informer, std::string resource_name
       dispatched_(metrics->EventsDispatched(resource_name_)),
       wake_handle_(std::make_shared<WakeHandle>(this)),
       permit_(std::move(permit)),
-      position_(start.position),
-      initial_(std::move(start.initial_objects)),
-      initial_end_pending_(start.send_initial_events),
-      initial_version_(start.initial_version),
+      started_(start.has_value()),
+      position_(start.has_value() ? start->position : 0),
+      initial_(start.has_value() ? std::move(start->initial_objects)
+                                 : std::vector<cache::ObjectPtr>()),
+      initial_end_pending_(start.has_value() && start->send_initial_events),
+      initial_version_(start.has_value() ? start->initial_version : 0),
       last_write_(absl::Now()),
       next_recheck_(absl::Now() + options_.recheck_interval) {
   metrics_->WatchersOpen(resource_name_).Increment();
@@ -52,13 +59,34 @@ void WatchStream::Begin() {
   Pump();
 }
 
+std::function<void(absl::StatusOr<WatchStart>)> WatchStream::Starter() {
+  return [handle = wake_handle_](absl::StatusOr<WatchStart> start) {
+    handle->Started(std::move(start));
+  };
+}
+
+void WatchStream::OnStarted(absl::StatusOr<WatchStart> start) {
+  absl::MutexLock lock(&mu_);
+  if (finished_ || started_) return;
+  if (!start.ok()) {
+    FinishLocked(ToGrpc(start.status()), "not_started");
+    return;
+  }
+  started_ = true;
+  position_ = start->position;
+  initial_ = std::move(start->initial_objects);
+  initial_end_pending_ = start->send_initial_events;
+  initial_version_ = start->initial_version;
+  PumpLocked();
+}
+
 void WatchStream::Pump() {
   absl::MutexLock lock(&mu_);
   PumpLocked();
 }
 
 void WatchStream::PumpLocked() {
-  if (finished_) return;
+  if (finished_ || !started_) return;
   MaybeRecheckLocked();
   if (write_in_flight_) return;
   if (initial_sent_ < initial_.size()) {

@@ -26,12 +26,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <grpcpp/grpcpp.h>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "informerd/v1/informerd.pb.h"
@@ -72,13 +74,21 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
   // `informer`, `metrics` and `registry` must outlive the stream; `permit`
   // (its slot under the watch limits) is held until the stream is done.
+  // Without `start` the stream writes nothing until Starter() is called:
+  // for a Watch that waits for its Informer to reach a version.
   WatchStream(informer::Informer* informer, std::string resource_name,
-              cache::Filter filter, WatchStreamOptions options, WatchStart start,
-              metrics::Metrics* metrics, WatchRegistry* registry,
-              limits::ConcurrencyLimiter::Permit permit = {});
+              cache::Filter filter, WatchStreamOptions options,
+              std::optional<WatchStart> start, metrics::Metrics* metrics,
+              WatchRegistry* registry, limits::ConcurrencyLimiter::Permit permit = {});
 
   // Begins writing. Call once, right after construction.
   void Begin();
+
+  // For a stream made without a start: call the result once, from any
+  // thread, after Begin, with where the stream starts, or with why it
+  // cannot (it then ends with that status). Safe to call after the stream
+  // is done: it then does nothing.
+  std::function<void(absl::StatusOr<WatchStart>)> Starter();
 
   // Ends the stream with `status` (used at server shutdown).
   void End(const grpc::Status& status, const std::string& reason);
@@ -96,6 +106,7 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     explicit WakeHandle(WatchStream* stream) : stream_(stream) {}
     void Wake() override;
     void Rechecked(const absl::Status& status);
+    void Started(absl::StatusOr<WatchStart> start);
     void Detach();
 
    private:
@@ -107,6 +118,7 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   void PumpLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void MaybeRecheckLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnRechecked(const absl::Status& status);
+  void OnStarted(absl::StatusOr<WatchStart> start);
   void Write(grpc::ByteBuffer buffer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FinishLocked(const grpc::Status& status, const std::string& reason)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -122,6 +134,8 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   const limits::ConcurrencyLimiter::Permit permit_;
 
   absl::Mutex mu_;
+  // False until a deferred start arrives; nothing is written before.
+  bool started_ ABSL_GUARDED_BY(mu_);
   uint64_t position_ ABSL_GUARDED_BY(mu_);
   std::vector<cache::ObjectPtr> initial_ ABSL_GUARDED_BY(mu_);
   size_t initial_sent_ ABSL_GUARDED_BY(mu_) = 0;

@@ -2,6 +2,7 @@
 // Get and Watch, each identity gets from informerd exactly what the
 // apiserver gives it for the same request with the same token (200 vs 403
 // is OK vs PERMISSION_DENIED); withdrawn permission ends an open Watch.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "server/auth/authorizer.h"
 #include "server/auth/kube_reviewer.h"
@@ -508,6 +510,113 @@ TEST_F(LimitsTest, WatchLimitPerIdentityLeavesOthersAlone) {
   for (grpc::ClientContext* context : {&first_context, &second_context, &admin_context}) {
     context->TryCancel();
   }
+  DeleteClusterGrant(prefix);
+}
+
+// Reads that wait for a future version hold a server thread each: a caller
+// gets a few, the rest are refused at once, and another caller's reads are
+// not delayed behind them.
+TEST_F(LimitsTest, WaitingReadsAreCappedPerIdentity) {
+  std::string ns = CreateTestNamespace("authz-waiting");
+  std::string bob = ReadFileFromEnv("INFORMERD_BOB_TOKEN_FILE");
+  std::string admin = ReadFileFromEnv("INFORMERD_ADMIN_TOKEN_FILE");
+  auth::KubeReviewer reviewer(&AdminClient());
+  auth::Authorizer authorizer(&reviewer, {});
+  InProcessServerOptions options;
+  options.service.authorizer = &authorizer;
+  options.service.version_wait = absl::Seconds(5);
+  InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
+  server.WaitSynced();
+  std::string prefix = absl::StrCat("informerd-", ns);
+  GrantBobClusterRead(prefix);
+  CreateConfigMap(ns, "seed", {});
+  std::unique_ptr<kube::RestClient> bob_client = ClientWithToken(bob);
+  AwaitApiStatus(*bob_client, absl::StrCat("/api/v1/namespaces/", ns, "/configmaps"), 200);
+
+  auto get_request = [&](const std::string& min_version) {
+    v1::GetRequest request;
+    request.mutable_resource()->set_resource("configmaps");
+    request.set_namespace_(ns);
+    request.set_name("seed");
+    request.set_min_resource_version(min_version);
+    return request;
+  };
+  auto admin_get = [&] {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + admin);
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
+    v1::GetResponse response;
+    absl::Time start = absl::Now();
+    grpc::Status status = server.stub().Get(&context, get_request(""), &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return absl::Now() - start;
+  };
+  absl::Duration unflooded = absl::ZeroDuration();
+  for (int i = 0; i < 20; ++i) unflooded = std::max(unflooded, admin_get());
+  {
+    // Bob's token and permission reviewed once, before the flood: this test
+    // is about waiting reads, not review load.
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + bob);
+    v1::GetResponse response;
+    ASSERT_TRUE(server.stub().Get(&context, get_request(""), &response).ok());
+  }
+
+  constexpr int kFlood = 400;
+  const v1::GetRequest far_future = get_request("999999999999");
+  struct Call {
+    grpc::ClientContext context;
+    v1::GetResponse response;
+    grpc::Status status;
+  };
+  std::vector<std::unique_ptr<Call>> calls;
+  absl::Mutex mu;
+  int done = 0;
+  for (int i = 0; i < kFlood; ++i) {
+    calls.push_back(std::make_unique<Call>());
+    Call* call = calls.back().get();
+    call->context.AddMetadata("authorization", "Bearer " + bob);
+    call->context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
+    server.stub().async()->Get(&call->context, &far_future, &call->response,
+                               [call, &mu, &done](grpc::Status status) {
+                                 absl::MutexLock lock(&mu);
+                                 call->status = std::move(status);
+                                 ++done;
+                               });
+  }
+  // All but bob's allowance are refused without waiting: the flood is
+  // settled down to the waiting few while they still wait.
+  {
+    absl::MutexLock lock(&mu);
+    ASSERT_TRUE(mu.AwaitWithTimeout(absl::Condition(
+                                        +[](int* d) { return *d >= kFlood - 8; }, &done),
+                                    absl::Seconds(4)))
+        << done << " of " << kFlood << " answered";
+  }
+  absl::Duration flooded = absl::ZeroDuration();
+  for (int i = 0; i < 20; ++i) flooded = std::max(flooded, admin_get());
+  EXPECT_LT(flooded, unflooded * 2 + absl::Milliseconds(100))
+      << "unflooded max " << unflooded << ", flooded max " << flooded;
+  {
+    absl::MutexLock lock(&mu);
+    ASSERT_TRUE(mu.AwaitWithTimeout(
+        absl::Condition(+[](int* d) { return *d == kFlood; }, &done), absl::Seconds(20)));
+  }
+  int refused = 0, timed_out = 0;
+  for (const auto& call : calls) {
+    if (call->status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+      ++refused;
+      EXPECT_EQ(call->status.error_message(),
+                "too many reads waiting for a resource version for \"user:bob\": the limit is 8 "
+                "per caller; close some and retry");
+    } else {
+      ++timed_out;
+      EXPECT_EQ(call->status.error_code(), grpc::StatusCode::UNAVAILABLE)
+          << call->status.error_message();
+    }
+  }
+  EXPECT_EQ(timed_out, 8);
+  EXPECT_EQ(refused, kFlood - 8);
   DeleteClusterGrant(prefix);
 }
 
