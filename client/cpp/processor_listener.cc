@@ -61,11 +61,6 @@ bool ProcessorListener::WaitForSynced(absl::Duration timeout) const {
   return mu_.AwaitWithTimeout(absl::Condition(&synced_), timeout);
 }
 
-int ProcessorListener::ResyncCount() const {
-  absl::MutexLock lock(&mu_);
-  return resync_count_;
-}
-
 bool ProcessorListener::Stopping() const {
   absl::MutexLock lock(&mu_);
   return stopping_;
@@ -84,6 +79,7 @@ void ProcessorListener::Run() {
   auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return stopping_ || !queue_.empty();
   };
+  bool resynced_last = false;
   while (true) {
     Notification n;
     bool resync = false;
@@ -92,15 +88,18 @@ void ProcessorListener::Run() {
       mu_.AwaitWithDeadline(absl::Condition(&ready), next_resync_);
       if (stopping_) return;
       // A due resync goes first, so that a handler that is never idle is
-      // still resynced.
-      if (absl::Now() >= next_resync_) {
+      // still resynced; but never twice in a row while changes wait, so
+      // that a resync slower than the period cannot starve them.
+      if (absl::Now() >= next_resync_ && (!resynced_last || queue_.empty())) {
         resync = true;
-        next_resync_ = absl::Now() + resync_period_;
+      } else if (queue_.empty()) {
+        continue;  // woken at the deadline a moment early
       } else {
         n = std::move(queue_.front());
         queue_.pop_front();
       }
     }
+    resynced_last = resync;
     if (resync) {
       Resync();
     } else {
@@ -167,11 +166,11 @@ void ProcessorListener::DeliverSnapshot(const CacheSnapshot& snapshot) {
 
 void ProcessorListener::Resync() {
   for (const auto& [key, object] : view_) {
-    if (Stopping()) return;
+    if (Stopping()) return;  // Run() returns next
     handler_->OnUpdate(object->object, object->object);
   }
   absl::MutexLock lock(&mu_);
-  ++resync_count_;
+  next_resync_ = absl::Now() + resync_period_;
 }
 
 }  // namespace client

@@ -17,10 +17,13 @@
 // A handler added late starts the same way, from an empty view, so it is
 // given every cached object as an add before any live change.
 //
-// Resync: every resync_period after this handler has synced, it is called
-// with OnUpdate(obj, obj) for every object of its view (the cache as of
-// the last change it was given), between two queued changes; nothing is
-// listed, and no other handler sees it.
+// Resync: resync_period after this handler has synced, and then
+// resync_period after each resync ends, it is called with OnUpdate(obj, obj)
+// for every object of its view (the cache as of the last change it was
+// given), between two queued changes; nothing is listed, and no other
+// handler sees it. (client-go's resync sends the indexer's current objects;
+// the view is the same cache at this handler's position in the stream, so
+// old is always what this handler was last told.)
 //
 // Memory: the view holds one key and one shared pointer per object (the
 // objects themselves are shared with the cache), plus at most queue_limit
@@ -97,9 +100,6 @@ class ProcessorListener : public HandlerRegistration {
   bool HasSynced() const override;
   bool WaitForSynced(absl::Duration timeout) const override;
 
-  // Resyncs delivered so far (one per period, however many objects).
-  int ResyncCount() const;
-
  private:
   void Run();
   void Deliver(const Notification& n);
@@ -120,7 +120,6 @@ class ProcessorListener : public HandlerRegistration {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool synced_ ABSL_GUARDED_BY(mu_) = false;
   absl::Time next_resync_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
-  int resync_count_ ABSL_GUARDED_BY(mu_) = 0;
 
   std::thread thread_;
 };

@@ -218,6 +218,30 @@ TEST(SharedProcessorTest, ResyncReachesOnlyTheHandlerThatAskedAtItsPeriod) {
   EXPECT_THAT(never.Texts(), ElementsAre("ADD ns/a 1", "ADD ns/b 2", "UPDATE ns/a 1 3"));
 }
 
+// A resync that takes longer than the period still lets queued changes
+// through between two resyncs.
+TEST(SharedProcessorTest, SlowResyncDoesNotStarveChanges) {
+  LocalCache cache;
+  SharedProcessor processor(&cache, 1024);
+  for (int i = 0; i < 20; ++i) {
+    processor.Upsert(MakeTestObject("ns", absl::StrCat("o", i), "1"));
+  }
+  processor.MarkSynced();
+  // Stands for a handler's work: each call takes 1 ms, a resync 20 ms.
+  RecordingHandler handler([] { absl::SleepFor(absl::Milliseconds(1)); });
+  processor.AddHandler(&handler, absl::Milliseconds(1));
+  ASSERT_TRUE(handler.WaitForCount(60, kWait));  // resyncs are running
+  processor.Upsert(MakeTestObject("ns", "o0", "2"));
+  EXPECT_TRUE(handler.WaitUntil(
+      [](const std::vector<std::string>& lines) {
+        for (const std::string& line : lines) {
+          if (line == "UPDATE ns/o0 1 2") return true;
+        }
+        return false;
+      },
+      kWait));
+}
+
 TEST(SharedProcessorTest, StopWaitsForTheRunningCallAndEndsDelivery) {
   LocalCache cache;
   SharedProcessor processor(&cache, 1024);
