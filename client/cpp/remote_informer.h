@@ -118,6 +118,8 @@ class RemoteInformer {
   void Stop();
 
   // True once the first listing is in the cache; stays true across relists.
+  // Handlers run on their own threads, so a handler may not have been given
+  // that listing yet: its registration's HasSynced() says when it has.
   bool HasSynced() const;
 
   // Waits until HasSynced() or timeout; returns HasSynced().

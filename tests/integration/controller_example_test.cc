@@ -151,7 +151,9 @@ TEST(ControllerExample, ReconcilesEveryConfigMapWithALateHandlerResyncAndASlowHa
   EXPECT_TRUE(lines.WaitFor(Reconciled(ns + "/c2", c2, "present")));
 
   // Resyncs reach the reconcile handler: every ConfigMap, with its version.
-  for (const auto& [key, rv] : ListConfigMaps(ns)) {
+  for (const auto& entry : ListConfigMaps(ns)) {
+    const std::string& key = entry.first;
+    const std::string& rv = entry.second;
     EXPECT_TRUE(lines.WaitFor([&](const std::vector<std::string>& f) {
       return f[0] == "RESYNC" && f[1] == key && f[2] == rv;
     })) << key;
