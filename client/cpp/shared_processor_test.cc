@@ -32,10 +32,13 @@ std::map<std::string, std::string> CacheState(const LocalCache& cache) {
   return state;
 }
 
+// Handlers are declared before the processor in every test: they must
+// outlive it (its destructor stops their threads).
+
 TEST(SharedProcessorTest, HandlerAddedBeforeSyncSyncsOnceGivenTheInitialState) {
+  RecordingHandler handler;
   LocalCache cache;
   SharedProcessor processor(&cache, 1024);
-  RecordingHandler handler;
   HandlerRegistration* registration = processor.AddHandler(&handler, absl::ZeroDuration());
   processor.Upsert(MakeTestObject("ns", "a", "1"));
   processor.Upsert(MakeTestObject("ns", "b", "2"));
@@ -47,13 +50,6 @@ TEST(SharedProcessorTest, HandlerAddedBeforeSyncSyncsOnceGivenTheInitialState) {
 }
 
 TEST(SharedProcessorTest, LateHandlerGetsTheCacheAsAddsThenLiveChangesInOrder) {
-  LocalCache cache;
-  SharedProcessor processor(&cache, 1024);
-  processor.Upsert(MakeTestObject("ns", "c", "3"));
-  processor.Upsert(MakeTestObject("ns", "a", "1"));
-  processor.Upsert(MakeTestObject("ns", "b", "2"));
-  processor.MarkSynced();
-
   // The late handler is held in its first call, so HasSynced can be seen
   // false while the initial adds are still being given.
   absl::Notification release;
@@ -61,6 +57,13 @@ TEST(SharedProcessorTest, LateHandlerGetsTheCacheAsAddsThenLiveChangesInOrder) {
   RecordingHandler late([&] {
     if (first.exchange(false)) release.WaitForNotification();
   });
+  LocalCache cache;
+  SharedProcessor processor(&cache, 1024);
+  processor.Upsert(MakeTestObject("ns", "c", "3"));
+  processor.Upsert(MakeTestObject("ns", "a", "1"));
+  processor.Upsert(MakeTestObject("ns", "b", "2"));
+  processor.MarkSynced();
+
   HandlerRegistration* registration = processor.AddHandler(&late, absl::ZeroDuration());
   processor.Upsert(MakeTestObject("ns", "d", "4"));
   processor.Upsert(MakeTestObject("ns", "a", "5"));
@@ -78,6 +81,7 @@ TEST(SharedProcessorTest, LateHandlerGetsTheCacheAsAddsThenLiveChangesInOrder) {
 // lock: whatever the interleaving, its lines replay to the cache exactly
 // (no change missed, none given twice).
 TEST(SharedProcessorTest, LateHandlersAddedDuringWritesMissNothing) {
+  std::vector<std::unique_ptr<RecordingHandler>> handlers;
   LocalCache cache;
   SharedProcessor processor(&cache, 1024);
   processor.MarkSynced();
@@ -91,7 +95,6 @@ TEST(SharedProcessorTest, LateHandlersAddedDuringWritesMissNothing) {
       }
     }
   });
-  std::vector<std::unique_ptr<RecordingHandler>> handlers;
   for (int i = 0; i < 20; ++i) {
     handlers.push_back(std::make_unique<RecordingHandler>());
     processor.AddHandler(handlers.back().get(), absl::ZeroDuration());
@@ -112,9 +115,9 @@ TEST(SharedProcessorTest, LateHandlersAddedDuringWritesMissNothing) {
 }
 
 TEST(SharedProcessorTest, RemovedHandlerIsNeverCalledAgain) {
+  RecordingHandler removed, kept;
   LocalCache cache;
   SharedProcessor processor(&cache, 1024);
-  RecordingHandler removed, kept;
   HandlerRegistration* registration = processor.AddHandler(&removed, absl::ZeroDuration());
   processor.AddHandler(&kept, absl::ZeroDuration());
   processor.Upsert(MakeTestObject("ns", "a", "1"));
@@ -129,11 +132,11 @@ TEST(SharedProcessorTest, RemovedHandlerIsNeverCalledAgain) {
 
 // A handler blocked in a call holds up neither the writer nor the others.
 TEST(SharedProcessorTest, BlockedHandlerDelaysNeitherWriterNorOthers) {
-  LocalCache cache;
-  SharedProcessor processor(&cache, 1024);
   absl::Notification release;
   RecordingHandler blocked([&] { release.WaitForNotification(); });
   RecordingHandler fast;
+  LocalCache cache;
+  SharedProcessor processor(&cache, 1024);
   processor.AddHandler(&blocked, absl::ZeroDuration());
   processor.AddHandler(&fast, absl::ZeroDuration());
   for (int i = 0; i < 100; ++i) {
@@ -149,8 +152,6 @@ TEST(SharedProcessorTest, BlockedHandlerDelaysNeitherWriterNorOthers) {
 // was told and the cache: fewer calls, the same end state, deletes of
 // objects it knew marked final_state_unknown.
 TEST(SharedProcessorTest, OverflowCollapsesIntoTheDifferenceFromTheHandlersView) {
-  LocalCache cache;
-  SharedProcessor processor(&cache, /*queue_limit=*/2);
   absl::Notification entered, release;
   std::atomic<int> calls{0};
   RecordingHandler slow([&] {
@@ -159,6 +160,8 @@ TEST(SharedProcessorTest, OverflowCollapsesIntoTheDifferenceFromTheHandlersView)
       release.WaitForNotification();
     }
   });
+  LocalCache cache;
+  SharedProcessor processor(&cache, /*queue_limit=*/2);
   processor.AddHandler(&slow, absl::ZeroDuration());
   processor.Upsert(MakeTestObject("ns", "a", "1"));
   processor.Upsert(MakeTestObject("ns", "b", "2"));
@@ -187,12 +190,12 @@ TEST(SharedProcessorTest, OverflowCollapsesIntoTheDifferenceFromTheHandlersView)
 // Resync: synthetic updates (old and new the same object) from the cache,
 // only for the handler that asked, at its own period.
 TEST(SharedProcessorTest, ResyncReachesOnlyTheHandlerThatAskedAtItsPeriod) {
+  RecordingHandler often, rarely, never;
   LocalCache cache;
   SharedProcessor processor(&cache, 1024);
   processor.Upsert(MakeTestObject("ns", "a", "1"));
   processor.Upsert(MakeTestObject("ns", "b", "2"));
   processor.MarkSynced();
-  RecordingHandler often, rarely, never;
   processor.AddHandler(&often, absl::Milliseconds(50));
   processor.AddHandler(&rarely, absl::Hours(1));
   processor.AddHandler(&never, absl::ZeroDuration());
@@ -221,14 +224,14 @@ TEST(SharedProcessorTest, ResyncReachesOnlyTheHandlerThatAskedAtItsPeriod) {
 // A resync that takes longer than the period still lets queued changes
 // through between two resyncs.
 TEST(SharedProcessorTest, SlowResyncDoesNotStarveChanges) {
+  // Stands for a handler's work: each call takes 1 ms, a resync 20 ms.
+  RecordingHandler handler([] { absl::SleepFor(absl::Milliseconds(1)); });
   LocalCache cache;
   SharedProcessor processor(&cache, 1024);
   for (int i = 0; i < 20; ++i) {
     processor.Upsert(MakeTestObject("ns", absl::StrCat("o", i), "1"));
   }
   processor.MarkSynced();
-  // Stands for a handler's work: each call takes 1 ms, a resync 20 ms.
-  RecordingHandler handler([] { absl::SleepFor(absl::Milliseconds(1)); });
   processor.AddHandler(&handler, absl::Milliseconds(1));
   ASSERT_TRUE(handler.WaitForCount(60, kWait));  // resyncs are running
   processor.Upsert(MakeTestObject("ns", "o0", "2"));
@@ -243,8 +246,6 @@ TEST(SharedProcessorTest, SlowResyncDoesNotStarveChanges) {
 }
 
 TEST(SharedProcessorTest, StopWaitsForTheRunningCallAndEndsDelivery) {
-  LocalCache cache;
-  SharedProcessor processor(&cache, 1024);
   absl::Notification entered, release;
   std::atomic<bool> returned{false};
   RecordingHandler handler([&] {
@@ -254,6 +255,9 @@ TEST(SharedProcessorTest, StopWaitsForTheRunningCallAndEndsDelivery) {
       returned = true;
     }
   });
+  RecordingHandler after;
+  LocalCache cache;
+  SharedProcessor processor(&cache, 1024);
   processor.AddHandler(&handler, absl::ZeroDuration());
   processor.Upsert(MakeTestObject("ns", "a", "1"));
   processor.Upsert(MakeTestObject("ns", "b", "2"));
@@ -268,7 +272,6 @@ TEST(SharedProcessorTest, StopWaitsForTheRunningCallAndEndsDelivery) {
   ASSERT_GE(at_stop.size(), 1u);
   EXPECT_EQ(at_stop[0], "ADD ns/a 1");
   processor.Upsert(MakeTestObject("ns", "c", "3"));
-  RecordingHandler after;
   HandlerRegistration* registration = processor.AddHandler(&after, absl::ZeroDuration());
   EXPECT_FALSE(registration->HasSynced());
   EXPECT_EQ(handler.Texts(), at_stop);

@@ -11,6 +11,7 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
@@ -108,6 +109,8 @@ TEST(ControllerExample, ReconcilesEveryConfigMapWithALateHandlerResyncAndASlowHa
   options.audit_delay = absl::Seconds(1);
   options.emit = [&lines](const std::string& line) { lines.Add(line); };
   example::SecretRefController controller(&factory, options);
+  // Its handlers must not run once it is gone: shut the factory down first.
+  absl::Cleanup shut_down = [&factory] { factory.Shutdown(); };
   ASSERT_TRUE(controller.Run(kWait).ok());
   ASSERT_TRUE(controller.AnnounceLateSynced(kWait));
 

@@ -173,6 +173,8 @@ TEST_F(InformerFactoryTest, ShutdownWaitsUntilNoHandlerRuns) {
     release.WaitForNotification();
     returned = true;
   });
+  // Handlers must outlive the factory's informers: shut down first.
+  absl::Cleanup shut_down_at_exit = [&factory] { factory.Shutdown(); };
   factory.InformerFor(ConfigMaps(ns_))->AddEventHandler(&handler);
   factory.Start();
   CreateConfigMap(ns_, "a", {});
@@ -215,9 +217,11 @@ TEST_F(InformerFactoryTest, LateHandlerGetsEveryObjectAsAddThenLiveChanges) {
   });
   // Added while the writer runs (after its first change, so the cache
   // already differs from the initial listing).
-  ASSERT_TRUE(first.WaitForCount(21, kWait));
+  EXPECT_TRUE(first.WaitForCount(21, kWait));
   const size_t cached = informer->Lister().Size();
   RecordingHandler late;
+  // Handlers must outlive the factory's informers: shut down first.
+  absl::Cleanup shut_down = [&factory] { factory.Shutdown(); };
   HandlerRegistration* registration = informer->AddEventHandler(&late);
   EXPECT_TRUE(registration->WaitForSynced(kWait));
   writer.join();
@@ -240,6 +244,8 @@ TEST_F(InformerFactoryTest, RemovedHandlerHearsNothingMore) {
   SharedInformerFactory factory(ChannelTo(server_.port()), {});
   RemoteInformer* informer = factory.InformerFor(ConfigMaps(ns_));
   RecordingHandler removed, kept;
+  // Handlers must outlive the factory's informers: shut down first.
+  absl::Cleanup shut_down = [&factory] { factory.Shutdown(); };
   HandlerRegistration* registration = informer->AddEventHandler(&removed);
   informer->AddEventHandler(&kept);
   factory.Start();
@@ -261,6 +267,8 @@ TEST_F(InformerFactoryTest, SlowHandlerDoesNotDelayAnother) {
   RemoteInformer* informer = factory.InformerFor(ConfigMaps(ns_));
   RecordingHandler slow([] { absl::SleepFor(absl::Seconds(1)); });
   RecordingHandler fast;
+  // Handlers must outlive the factory's informers: shut down first.
+  absl::Cleanup shut_down = [&factory] { factory.Shutdown(); };
   informer->AddEventHandler(&slow);
   informer->AddEventHandler(&fast);
   factory.Start();
@@ -324,6 +332,8 @@ TEST_F(InformerFactoryTest, ResyncPerHandlerWithoutListing) {
                                 /*default_resync_period=*/absl::Milliseconds(100));
   RemoteInformer* informer = factory.InformerFor(ConfigMaps(ns_));
   RecordingHandler fast_resync, slow_resync, none;
+  // Handlers must outlive the factory's informers: shut down first.
+  absl::Cleanup shut_down = [&factory] { factory.Shutdown(); };
   informer->AddEventHandler(&fast_resync);  // the factory's default: 100 ms
   informer->AddEventHandler(&slow_resync, absl::Milliseconds(700));
   informer->AddEventHandler(&none, absl::ZeroDuration());
@@ -385,6 +395,8 @@ TEST_F(InformerFactoryTest, TransformAppliesBeforeStore) {
       RecordingHandler::OnDelete(o, unknown);
     }
   } seen;
+  // Handlers must outlive the factory's informers: shut down first.
+  absl::Cleanup shut_down = [&factory] { factory.Shutdown(); };
   informer->AddEventHandler(&seen);
   CreateConfigMap(ns_, "a", {{"team", "t1"}, {"app", "x"}});
   factory.Start();
@@ -415,6 +427,8 @@ TEST_F(InformerFactoryTest, CustomIndexFollowsTheCache) {
                              })
                   .ok());
   RecordingHandler handler;
+  // Handlers must outlive the factory's informers: shut down first.
+  absl::Cleanup shut_down = [&factory] { factory.Shutdown(); };
   informer->AddEventHandler(&handler);
   CreateConfigMap(ns_, "a", {{"app", "web"}});
   CreateConfigMap(ns_, "b", {{"app", "web"}});
