@@ -70,22 +70,41 @@ absl::StatusOr<std::vector<CachedObjectPtr>> LocalCache::List(
   return matching;
 }
 
-absl::StatusOr<std::vector<CachedObjectPtr>> LocalCache::ListByIndex(
+absl::StatusOr<const std::set<std::string>*> LocalCache::IndexedKeysLocked(
     absl::string_view index_name, absl::string_view value) const {
-  std::vector<CachedObjectPtr> filed;
-  absl::ReaderMutexLock lock(&mu_);
   auto index = indexes_.find(index_name);
   if (index == indexes_.end()) {
     return absl::NotFoundError(
         absl::StrCat("index_name: no index \"", index_name, "\""));
   }
   auto keys = index->second.keys_by_value.find(value);
-  if (keys == index->second.keys_by_value.end()) return filed;
-  for (const std::string& key : keys->second) {
+  if (keys == index->second.keys_by_value.end()) return nullptr;
+  return &keys->second;
+}
+
+absl::StatusOr<std::vector<CachedObjectPtr>> LocalCache::ByIndex(
+    absl::string_view index_name, absl::string_view value) const {
+  std::vector<CachedObjectPtr> filed;
+  absl::ReaderMutexLock lock(&mu_);
+  absl::StatusOr<const std::set<std::string>*> keys =
+      IndexedKeysLocked(index_name, value);
+  if (!keys.ok()) return keys.status();
+  if (*keys == nullptr) return filed;
+  for (const std::string& key : **keys) {
     auto object = objects_.find(key);
     if (object != objects_.end()) filed.push_back(object->second);
   }
   return filed;
+}
+
+absl::StatusOr<std::vector<std::string>> LocalCache::IndexKeys(
+    absl::string_view index_name, absl::string_view value) const {
+  absl::ReaderMutexLock lock(&mu_);
+  absl::StatusOr<const std::set<std::string>*> keys =
+      IndexedKeysLocked(index_name, value);
+  if (!keys.ok()) return keys.status();
+  if (*keys == nullptr) return std::vector<std::string>();
+  return std::vector<std::string>((*keys)->begin(), (*keys)->end());
 }
 
 std::vector<CachedObjectPtr> LocalCache::All() const {
@@ -102,15 +121,18 @@ size_t LocalCache::Size() const {
 }
 
 CachedObjectPtr LocalCache::Upsert(informerd::v1::Object object) {
-  std::string key = ObjectKey(object.namespace_(), object.name());
-  auto cached = std::make_shared<const CachedObject>(
-      CachedObject{std::move(object)});
+  return Store(std::make_shared<const CachedObject>(
+      CachedObject{std::move(object)}));
+}
+
+CachedObjectPtr LocalCache::Store(CachedObjectPtr object) {
+  std::string key = ObjectKey(object->object.namespace_(), object->object.name());
   absl::MutexLock lock(&mu_);
   CachedObjectPtr& slot = objects_[key];
   CachedObjectPtr previous = std::move(slot);
   if (previous != nullptr) UnfileLocked(key, previous->object);
-  slot = cached;
-  for (auto& entry : indexes_) FileLocked(key, cached->object, &entry.second);
+  slot = std::move(object);
+  for (auto& entry : indexes_) FileLocked(key, slot->object, &entry.second);
   return previous;
 }
 

@@ -65,9 +65,14 @@ class LocalCache {
   absl::StatusOr<std::vector<CachedObjectPtr>> List(
       absl::string_view label_selector) const;
 
-  // The objects filed under value in the named index, ordered by key.
+  // The objects filed under value in the named index, ordered by key (as
+  // client-go's Indexer.ByIndex). NOT_FOUND if no index has that name.
+  absl::StatusOr<std::vector<CachedObjectPtr>> ByIndex(
+      absl::string_view index_name, absl::string_view value) const;
+
+  // The keys of those objects, ordered (as client-go's Indexer.IndexKeys).
   // NOT_FOUND if no index has that name.
-  absl::StatusOr<std::vector<CachedObjectPtr>> ListByIndex(
+  absl::StatusOr<std::vector<std::string>> IndexKeys(
       absl::string_view index_name, absl::string_view value) const;
 
   // Every object, ordered by key.
@@ -77,6 +82,11 @@ class LocalCache {
 
   // Stores object under its key; returns the object it replaced, or nullptr.
   CachedObjectPtr Upsert(informerd::v1::Object object);
+
+  // Stores an object already shared (so that the caller can hand the same
+  // pointer to handlers); returns the object it replaced, or nullptr.
+  // REQUIRES: object != nullptr.
+  CachedObjectPtr Store(CachedObjectPtr object);
 
   // Removes the object; returns it, or nullptr if it was absent.
   CachedObjectPtr Remove(absl::string_view object_namespace,
@@ -90,6 +100,10 @@ class LocalCache {
 
   void FileLocked(const std::string& key, const informerd::v1::Object& object,
                   Index* index) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The keys filed under value; nullptr if none. NOT_FOUND if no index.
+  absl::StatusOr<const std::set<std::string>*> IndexedKeysLocked(
+      absl::string_view index_name, absl::string_view value) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
   void UnfileLocked(const std::string& key, const informerd::v1::Object& object)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

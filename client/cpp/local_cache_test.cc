@@ -96,7 +96,7 @@ TEST(LocalCacheTest, NamespaceIndexFollowsUpdatesAndRemovals) {
   cache.Upsert(MakeTestObject("b", "x", "1"));
   auto in = [&](const char* ns) {
     absl::StatusOr<std::vector<CachedObjectPtr>> listed =
-        cache.ListByIndex(LocalCache::kNamespaceIndex, ns);
+        cache.ByIndex(LocalCache::kNamespaceIndex, ns);
     EXPECT_TRUE(listed.ok()) << listed.status();
     return listed.ok() ? Names(*listed) : std::vector<std::string>{};
   };
@@ -120,12 +120,12 @@ TEST(LocalCacheTest, UserIndexRefilesOnUpdateAndCoversExistingObjects) {
                               return std::vector<std::string>{it->second};
                             })
                   .ok());
-  EXPECT_EQ(Names(*cache.ListByIndex("node", "n1")),
+  EXPECT_EQ(Names(*cache.ByIndex("node", "n1")),
             std::vector<std::string>{"a/x"});
 
   cache.Upsert(MakeTestObject("a", "x", "2", {{"node", "n2"}}));
-  EXPECT_TRUE(cache.ListByIndex("node", "n1")->empty());
-  EXPECT_EQ(Names(*cache.ListByIndex("node", "n2")),
+  EXPECT_TRUE(cache.ByIndex("node", "n1")->empty());
+  EXPECT_EQ(Names(*cache.ByIndex("node", "n2")),
             std::vector<std::string>{"a/x"});
 }
 
@@ -136,8 +136,41 @@ TEST(LocalCacheTest, IndexErrors) {
         return std::vector<std::string>{};
       });
   EXPECT_EQ(duplicate.code(), absl::StatusCode::kAlreadyExists);
-  EXPECT_EQ(cache.ListByIndex("nope", "x").status().code(),
+  EXPECT_EQ(cache.ByIndex("nope", "x").status().code(),
             absl::StatusCode::kNotFound);
+}
+
+// As client-go's Indexer: an object filed under several values is found
+// under each; IndexKeys answers with keys, in order; an unknown index is an
+// error, an unknown value an empty answer.
+TEST(LocalCacheTest, MultiValuedIndexByIndexAndIndexKeys) {
+  LocalCache cache;
+  ASSERT_TRUE(cache
+                  .AddIndex("label-values",
+                            [](const informerd::v1::Object& object) {
+                              std::vector<std::string> values;
+                              for (const auto& [k, v] : object.labels()) {
+                                values.push_back(v);
+                              }
+                              return values;
+                            })
+                  .ok());
+  cache.Upsert(MakeTestObject("b", "y", "1", {{"p", "red"}, {"q", "blue"}}));
+  cache.Upsert(MakeTestObject("a", "x", "1", {{"p", "red"}}));
+  EXPECT_EQ(*cache.IndexKeys("label-values", "red"),
+            (std::vector<std::string>{"a/x", "b/y"}));
+  EXPECT_EQ(*cache.IndexKeys("label-values", "blue"),
+            std::vector<std::string>{"b/y"});
+  EXPECT_EQ(Names(*cache.ByIndex("label-values", "blue")),
+            std::vector<std::string>{"b/y"});
+  EXPECT_TRUE(cache.IndexKeys("label-values", "green")->empty());
+  EXPECT_EQ(cache.IndexKeys("nope", "red").status().code(),
+            absl::StatusCode::kNotFound);
+
+  cache.Remove("b", "y");
+  EXPECT_EQ(*cache.IndexKeys("label-values", "red"),
+            std::vector<std::string>{"a/x"});
+  EXPECT_TRUE(cache.IndexKeys("label-values", "blue")->empty());
 }
 
 TEST(LocalCacheTest, HeldObjectSurvivesReplacement) {

@@ -30,12 +30,28 @@ RemoteInformer::RemoteInformer(std::shared_ptr<grpc::Channel> channel,
                                RemoteInformerOptions options)
     : stub_(informerd::v1::Cache::NewStub(std::move(channel))),
       connection_(std::move(connection)),
-      options_(std::move(options)) {}
+      options_(std::move(options)),
+      processor_(&cache_, options_.handler_queue_limit) {}
 
 RemoteInformer::~RemoteInformer() { Stop(); }
 
-void RemoteInformer::AddEventHandler(EventHandler* handler) {
-  handlers_.push_back(handler);
+HandlerRegistration* RemoteInformer::AddEventHandler(EventHandler* handler) {
+  return processor_.AddHandler(handler, options_.default_resync_period);
+}
+
+HandlerRegistration* RemoteInformer::AddEventHandler(
+    EventHandler* handler, absl::Duration resync_period) {
+  return processor_.AddHandler(handler, resync_period);
+}
+
+absl::Status RemoteInformer::RemoveEventHandler(
+    HandlerRegistration* registration) {
+  return processor_.RemoveHandler(registration);
+}
+
+absl::Status RemoteInformer::AddIndex(const std::string& index_name,
+                                      IndexFunc index_func) {
+  return cache_.AddIndex(index_name, std::move(index_func));
 }
 
 void RemoteInformer::Start() { thread_ = std::thread([this] { Run(); }); }
@@ -47,6 +63,7 @@ void RemoteInformer::Stop() {
     if (active_context_ != nullptr) active_context_->TryCancel();
   }
   if (thread_.joinable()) thread_.join();
+  processor_.Stop();
 }
 
 bool RemoteInformer::HasSynced() const {
@@ -128,6 +145,10 @@ grpc::Status RemoteInformer::WatchOnce(bool* relist,
   WatchEvent event;
   while (reader->Read(&event)) {
     backoff->Reset();
+    if (options_.transform.apply && event.has_object() &&
+        event.type() != WatchEvent::BOOKMARK) {
+      options_.transform.apply(event.mutable_object());
+    }
     if (!collecting_initial_events) {
       ApplyLiveEvent(event);
       if (!EventVersion(event).empty()) *resume_version = EventVersion(event);
@@ -144,6 +165,7 @@ grpc::Status RemoteInformer::WatchOnce(bool* relist,
       collecting_initial_events = false;
       *relist = false;
       *resume_version = EventVersion(event);
+      processor_.MarkSynced();
       absl::MutexLock lock(&mu_);
       synced_ = true;
     }
@@ -169,53 +191,29 @@ void RemoteInformer::ApplyListing(std::vector<informerd::v1::Object> listed) {
   for (CacheChange& change : DiffRelist(cache_.All(), std::move(listed))) {
     switch (change.type) {
       case CacheChange::Type::kAdd:
-        cache_.Upsert(change.new_object);
-        for (EventHandler* handler : handlers_) handler->OnAdd(change.new_object);
-        break;
       case CacheChange::Type::kUpdate:
-        cache_.Upsert(change.new_object);
-        for (EventHandler* handler : handlers_) {
-          handler->OnUpdate(change.old_object->object, change.new_object);
-        }
+        processor_.Upsert(std::move(change.new_object));
         break;
       case CacheChange::Type::kDelete:
-        cache_.Remove(change.old_object->object.namespace_(),
-                      change.old_object->object.name());
-        for (EventHandler* handler : handlers_) {
-          handler->OnDelete(change.old_object->object,
-                            /*final_state_unknown=*/true);
-        }
+        processor_.Remove(change.old_object->object,
+                          /*final_state_unknown=*/true);
         break;
     }
   }
 }
 
 void RemoteInformer::ApplyLiveEvent(const WatchEvent& event) {
-  const informerd::v1::Object& object = event.object();
   switch (event.type()) {
     case WatchEvent::ADDED:
-    case WatchEvent::MODIFIED: {
+    case WatchEvent::MODIFIED:
       // An ADDED for a known key is an update, so a resumed stream that
       // repeats what the cache already holds changes nothing.
-      CachedObjectPtr old = cache_.Upsert(object);
-      if (old == nullptr) {
-        for (EventHandler* handler : handlers_) handler->OnAdd(object);
-      } else if (old->object.resource_version() != object.resource_version()) {
-        for (EventHandler* handler : handlers_) {
-          handler->OnUpdate(old->object, object);
-        }
-      }
+      processor_.Upsert(event.object());
       break;
-    }
-    case WatchEvent::DELETED: {
+    case WatchEvent::DELETED:
       // Unknown keys were never announced, so there is nothing to retract.
-      CachedObjectPtr old = cache_.Remove(object.namespace_(), object.name());
-      if (old == nullptr) break;
-      for (EventHandler* handler : handlers_) {
-        handler->OnDelete(object, event.final_state_unknown());
-      }
+      processor_.Remove(event.object(), event.final_state_unknown());
       break;
-    }
     default:
       break;
   }

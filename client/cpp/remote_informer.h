@@ -15,14 +15,15 @@
 // Errors are retried after a jittered backoff (RemoteInformerOptions; reset
 // whenever an event arrives).
 //
-// Handlers run on the informer's own thread, one at a time, in stream order.
-// A slow handler slows the reading of the stream; nothing is buffered on the
-// client beyond one relist. The server bounds what a slow reader costs: it
-// cuts a watcher that falls behind its history with RESOURCE_EXHAUSTED, and
-// the informer then resynchronises by diff.
+// Handlers (see SharedProcessor) can be added and removed at any time, each
+// with its own resync period; each runs on its own thread with its own
+// queue, so a slow handler delays neither the others nor the reading of the
+// stream (see processor_listener.h for the queue's bound). A handler added
+// to a running informer is first given every cached object as an add.
+// Objects pass through options.transform before they are stored.
 //
-// Thread safety: Lister(), HasSynced(), WaitForSync() and LastError() may be
-// called from any thread. AddEventHandler, Start and Stop are for the owner.
+// Thread safety: Start and Stop are for the owner; every other method may
+// be called from any thread, handlers included (except as noted).
 
 #ifndef INFORMERD_CLIENT_CPP_REMOTE_INFORMER_H_
 #define INFORMERD_CLIENT_CPP_REMOTE_INFORMER_H_
@@ -42,7 +43,10 @@
 #include "client/cpp/backoff.h"
 #include "client/cpp/connection.h"
 #include "client/cpp/event_handler.h"
+#include "client/cpp/handler_registration.h"
 #include "client/cpp/local_cache.h"
+#include "client/cpp/shared_processor.h"
+#include "client/cpp/transform.h"
 #include "informerd/v1/informerd.grpc.pb.h"
 
 namespace informerd {
@@ -63,6 +67,15 @@ struct RemoteInformerOptions {
   // connection (Connect caps the channel's own reconnect backoff alike).
   absl::Duration initial_backoff = absl::Milliseconds(100);
   absl::Duration max_backoff = absl::Seconds(1);
+  // Applied to every object before it is stored (see transform.h).
+  ObjectTransform transform;
+  // The resync period of handlers added without one. Zero: no resync.
+  absl::Duration default_resync_period = absl::ZeroDuration();
+  // Changes queued per handler before its queue collapses into a snapshot
+  // (see processor_listener.h). 1024 absorbs a burst (a relist's diff, a
+  // rollout) in full detail, while a handler that cannot keep up costs at
+  // most 1024 queued changes and the object versions only they still hold.
+  size_t handler_queue_limit = 1024;
 };
 
 class RemoteInformer {
@@ -77,23 +90,42 @@ class RemoteInformer {
   // Stops the informer.
   ~RemoteInformer();
 
-  // REQUIRES: Start() has not been called; handler outlives this informer.
-  void AddEventHandler(EventHandler* handler);
+  // Registers handler, at any time, with options.default_resync_period or
+  // resync_period (zero: none). It is first given every cached object as an
+  // add, then every later change, in order, on a thread of its own.
+  // REQUIRES: handler outlives its registration.
+  HandlerRegistration* AddEventHandler(EventHandler* handler);
+  HandlerRegistration* AddEventHandler(EventHandler* handler,
+                                       absl::Duration resync_period);
+
+  // Unregisters; when it returns, the handler is not running and never
+  // will again. NOT_FOUND if registration is not this informer's.
+  // REQUIRES: not called from that handler.
+  absl::Status RemoveEventHandler(HandlerRegistration* registration);
+
+  // Adds a custom index to the cache (see LocalCache::AddIndex); read it
+  // with Lister().ByIndex and Lister().IndexKeys.
+  absl::Status AddIndex(const std::string& index_name, IndexFunc index_func);
 
   // Starts the informer's thread.
   // REQUIRES: called at most once.
   void Start();
 
-  // Cancels the stream and waits until the thread, and any handler it is
-  // running, has finished. Idempotent.
+  // Cancels the stream, waits until the informer's thread has finished,
+  // then stops every handler: what they have queued is dropped, and Stop
+  // returns when no handler runs. Idempotent.
   // REQUIRES: not called from a handler, nor concurrently with itself.
   void Stop();
 
   // True once the first listing is in the cache; stays true across relists.
+  // Handlers run on their own threads, so a handler may not have been given
+  // that listing yet: its registration's HasSynced() says when it has.
   bool HasSynced() const;
 
   // Waits until HasSynced() or timeout; returns HasSynced().
   bool WaitForSync(absl::Duration timeout) const;
+
+  const RemoteInformerOptions& options() const { return options_; }
 
   // The cache, for reads. Valid as long as this informer.
   const LocalCache& Lister() const { return cache_; }
@@ -118,8 +150,9 @@ class RemoteInformer {
   const std::unique_ptr<informerd::v1::Cache::Stub> stub_;
   const ConnectionOptions connection_;
   const RemoteInformerOptions options_;
-  std::vector<EventHandler*> handlers_;
   LocalCache cache_;
+  // Writes cache_ for the informer's thread; declared after cache_.
+  SharedProcessor processor_;
   std::thread thread_;
 
   mutable absl::Mutex mu_;

@@ -1,7 +1,9 @@
 // The uniform example informer of the C++ client (see hack/example.sh and
 // line_printer.h): watches one resource, prints one line per handler call,
-// and on SIGTERM prints the whole cache and exits 0. Logs go to stderr;
-// stdout carries nothing but the lines.
+// and on SIGTERM prints the whole cache and exits 0. Right after SYNCED it
+// adds a second handler to the running informer, whose lines start with
+// "LATE " (LATE ADD for every cached object, then LATE SYNCED, then live
+// events). Logs go to stderr; stdout carries nothing but the lines.
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/const_init.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "client/cpp/connection.h"
@@ -28,10 +32,14 @@ namespace {
 // arrives before the first sync.
 constexpr absl::Duration kSyncPollInterval = absl::Milliseconds(100);
 
-// One fwrite per line and a flush, so a reader sees whole lines at once.
+// Both handlers write from their own threads: one line at a time, under
+// one lock, one fwrite per line and a flush, so a reader sees whole lines.
 // A reader that went away leaves nothing to report to.
+ABSL_CONST_INIT absl::Mutex stdout_mu(absl::kConstInit);
+
 void EmitToStdout(const std::string& line) {
   std::string text = line + "\n";
+  absl::MutexLock lock(&stdout_mu);
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
       std::fflush(stdout) != 0) {
     std::cerr << "example: writing stdout failed" << std::endl;
@@ -65,18 +73,44 @@ int Run(const std::vector<std::string>& raw_args,
   informer_options.watch_namespace = args->watch_namespace;
   informer_options.label_selector = args->label_selector;
   client::RemoteInformer informer(*channel, options, std::move(informer_options));
-  LinePrinter printer([&informer] { return informer.HasSynced(); },
-                      EmitToStdout);
-  informer.AddEventHandler(&printer);
-  informer.Start();
-  while (!terminated.HasBeenNotified()) {
-    if (informer.WaitForSync(kSyncPollInterval)) {
-      printer.AnnounceSynced();
-      break;
+  // Each printer reads its own registration's HasSynced. A handler may be
+  // called before AddEventHandler has returned its registration (the late
+  // one is, with the cached objects), so it waits for it first.
+  struct Registered {
+    absl::Notification added;
+    client::HandlerRegistration* registration = nullptr;
+    bool HasSynced() {
+      added.WaitForNotification();
+      return registration->HasSynced();
     }
+  };
+  Registered main_handler, late_handler;
+  LinePrinter printer([&main_handler] { return main_handler.HasSynced(); },
+                      EmitToStdout);
+  LinePrinter late_printer(
+      "LATE ", [&late_handler] { return late_handler.HasSynced(); },
+      EmitToStdout);
+  auto add = [&informer](Registered* handler, LinePrinter* printer) {
+    handler->registration = informer.AddEventHandler(printer);
+    handler->added.Notify();
+  };
+  // Returns false if told to stop first.
+  auto wait_synced = [&terminated](Registered* handler) {
+    while (!terminated.HasBeenNotified()) {
+      if (handler->registration->WaitForSynced(kSyncPollInterval)) return true;
+    }
+    return false;
+  };
+  add(&main_handler, &printer);
+  informer.Start();
+  if (wait_synced(&main_handler)) {
+    printer.AnnounceSynced();
+    add(&late_handler, &late_printer);
+    if (wait_synced(&late_handler)) late_printer.AnnounceSynced();
   }
   terminated.WaitForNotification();
-  // After Stop no handler runs, so the cache printed is final.
+  // After Stop no handler runs (neither printer), so the cache printed is
+  // final and no LATE line follows a CACHE line.
   informer.Stop();
   if (absl::Status last = informer.LastError(); !last.ok()) {
     std::cerr << "example: last stream error: " << last << std::endl;

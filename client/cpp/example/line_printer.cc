@@ -18,7 +18,13 @@ std::string KeyOf(const informerd::v1::Object& obj) {
 }  // namespace
 
 LinePrinter::LinePrinter(std::function<bool()> has_synced, Emit emit)
-    : has_synced_(std::move(has_synced)), emit_(std::move(emit)) {}
+    : LinePrinter("", std::move(has_synced), std::move(emit)) {}
+
+LinePrinter::LinePrinter(std::string prefix, std::function<bool()> has_synced,
+                         Emit emit)
+    : prefix_(std::move(prefix)),
+      has_synced_(std::move(has_synced)),
+      emit_(std::move(emit)) {}
 
 void LinePrinter::OnAdd(const informerd::v1::Object& obj) {
   EmitEventLine(absl::StrCat("ADD ", KeyOf(obj), " ", obj.resource_version()));
@@ -57,13 +63,13 @@ void LinePrinter::PrintCache(const client::LocalCache& cache) {
 void LinePrinter::EmitEventLine(const std::string& line) {
   absl::MutexLock lock(&mu_);
   if (has_synced_()) AnnounceSyncedLocked();
-  emit_(line);
+  emit_(prefix_ + line);
 }
 
 void LinePrinter::AnnounceSyncedLocked() {
   if (synced_announced_) return;
   synced_announced_ = true;
-  emit_("SYNCED");
+  emit_(prefix_ + "SYNCED");
 }
 
 }  // namespace example

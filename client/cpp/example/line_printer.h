@@ -7,13 +7,16 @@
 //   DELETE key rv [final-state-unknown]
 //   CACHE key rv               the whole cache, sorted, from PrintCache
 //
+// Each event line, and SYNCED, may carry a prefix: the example's second
+// handler, added after SYNCED, prints "LATE ADD ...", "LATE SYNCED" etc.
+//
 // key is "namespace/name", or "name" for a cluster-scoped object.
 //
-// SYNCED must separate the initial adds from live events. The informer marks
-// itself synced right after delivering the initial listing, on its own
-// thread; so a handler call that sees has_synced() is live and prints SYNCED
-// first, and the owner calls AnnounceSynced() for the case where no live
-// event comes.
+// SYNCED must separate the initial adds from live events. has_synced is the
+// handler's registration's HasSynced(), which turns true on the handler's
+// own thread right after its last initial add; so a handler call that sees
+// it true is live and prints SYNCED first, and the owner calls
+// AnnounceSynced() for the case where no live event comes.
 //
 // Thread-safe: lines never interleave.
 
@@ -37,6 +40,8 @@ class LinePrinter : public client::EventHandler {
   using Emit = std::function<void(const std::string& line)>;
 
   LinePrinter(std::function<bool()> has_synced, Emit emit);
+  // Every line but CACHE lines starts with prefix (e.g. "LATE ").
+  LinePrinter(std::string prefix, std::function<bool()> has_synced, Emit emit);
 
   void OnAdd(const informerd::v1::Object& obj) override;
   void OnUpdate(const informerd::v1::Object& old_obj,
@@ -54,6 +59,7 @@ class LinePrinter : public client::EventHandler {
   void EmitEventLine(const std::string& line);
   void AnnounceSyncedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  const std::string prefix_;
   const std::function<bool()> has_synced_;
   const Emit emit_;
 

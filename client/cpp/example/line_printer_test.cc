@@ -45,6 +45,21 @@ TEST_F(LinePrinterTest, InitialAddsComeBeforeSynced) {
   EXPECT_THAT(lines_, ElementsAre("ADD ns/a 5", "SYNCED", "ADD ns/b 6"));
 }
 
+TEST(LinePrinterPrefixTest, PrefixesEventLinesAndSynced) {
+  bool synced = false;
+  std::vector<std::string> lines;
+  LinePrinter late("LATE ", [&synced] { return synced; },
+                   [&lines](const std::string& line) { lines.push_back(line); });
+  late.OnAdd(MakeTestObject("ns", "a", "5"));
+  synced = true;
+  late.OnUpdate(MakeTestObject("ns", "a", "5"), MakeTestObject("ns", "a", "7"));
+  late.OnDelete(MakeTestObject("ns", "a", "7"), true);
+  late.AnnounceSynced();
+  EXPECT_THAT(lines, ElementsAre("LATE ADD ns/a 5", "LATE SYNCED",
+                                 "LATE UPDATE ns/a 5 7",
+                                 "LATE DELETE ns/a 7 final-state-unknown"));
+}
+
 TEST_F(LinePrinterTest, AnnouncesSyncedOnce) {
   printer_.AnnounceSynced();
   printer_.AnnounceSynced();
