@@ -9,7 +9,7 @@ with within 3 s of informerd's readiness, more churn; then, once every
 client's handler state equals the apiserver's LIST, SIGTERM and the checks
 of harness.check_final_output. The adapters' example controllers
 (harness.ADAPTERS) must also have reconciled every key at its listed state;
-the libraries' own examples (harness.LATE_HANDLER_LANGUAGES) add a second
+the libraries' own examples (harness.LANGUAGES) add a second
 handler after SYNCED, whose LATE lines must show every cached object as an
 ADD before any live event and end equal to the LIST as well.
 

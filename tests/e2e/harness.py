@@ -41,11 +41,10 @@ LANGUAGES = ("go", "python", "cpp", "java")
 # Example controllers built on the libraries controllers are written with,
 # with informerd plugged in through an adapter: "<client>-<library>", run by
 # client/<client>/run-example-<library>.sh. Besides the handler lines they
-# print RECONCILED lines from their Reconciler.
+# print RECONCILED lines from their Reconciler. The libraries' own examples
+# (LANGUAGES) add a second handler to their running informer after SYNCED
+# and print its calls as LATE lines.
 ADAPTERS = ("go-controller-runtime", "java-kubernetes-client")
-# The libraries' own examples that add a second handler to their running
-# informer after SYNCED and print its calls as LATE lines.
-LATE_HANDLER_LANGUAGES: Tuple[str, ...] = ("go", "python", "java")
 
 POLL_INTERVAL = 0.1
 
@@ -327,7 +326,7 @@ class ExampleClient:
         # The client libraries' own examples add a second handler to their
         # running informer after SYNCED (its lines start with LATE): it
         # must get every cached object as an ADD before any live event.
-        self.late_handler = lang in LATE_HANDLER_LANGUAGES
+        self.late_handler = lang in LANGUAGES
         self.stderr_path = stderr_path
         # The stdout lines are copied here as they come, for post-mortems.
         self.stdout_path = os.path.splitext(stderr_path)[0] + ".stdout"
