@@ -143,7 +143,8 @@ sanitized_tests() {
 # integration tests (informerd's gRPC service against the real apiserver).
 suite_asan() {
   sanitized_tests asan //tests/integration:oracle_test \
-    //tests/integration:slow_consumer_test
+    //tests/integration:slow_consumer_test //tests/integration:auth_test \
+    //tests/integration:informer_factory_test
 }
 extra_suites+=(asan)
 
