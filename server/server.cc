@@ -112,6 +112,7 @@ absl::Status Server::StartAll() {
   service_options.max_waiting_reads = config.limits.max_waiting_reads;
   service_options.max_waiting_reads_per_identity = config.limits.max_waiting_reads_per_identity;
   service_options.rates = config.limits.rates;
+  service_options.token_reviews = config.limits.token_reviews;
   cache_service_ = std::make_unique<service::CacheService>(&registry_, &metrics_, service_options);
 
   grpc::EnableDefaultHealthCheckService(true);

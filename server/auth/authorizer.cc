@@ -1,7 +1,10 @@
 #include "server/auth/authorizer.h"
 
+#include <openssl/sha.h>
+
 #include <utility>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "server/log/log.h"
 
@@ -35,6 +38,12 @@ std::string DecisionKey(const UserInfo& user, const ResourceAttributes& attribut
   return key;
 }
 
+std::string TokenKey(std::string_view token) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(token.data()), token.size(), digest);
+  return std::string(reinterpret_cast<const char*>(digest), sizeof(digest));
+}
+
 std::string DeniedMessage(const UserInfo& user, const ResourceAttributes& attributes) {
   std::string resource = attributes.group.empty()
                              ? attributes.resource
@@ -49,28 +58,56 @@ std::string DeniedMessage(const UserInfo& user, const ResourceAttributes& attrib
                       scope);
 }
 
+thread_local int defer_reviews = 0;
+constexpr char kReviewNeededPayload[] = "informerd.io/review-needed";
+
+absl::Status ReviewNeeded() {
+  absl::Status status = absl::UnavailableError("a review is needed");
+  status.SetPayload(kReviewNeededPayload, absl::Cord("1"));
+  return status;
+}
+
 }  // namespace
+
+Authorizer::DeferReviews::DeferReviews() { ++defer_reviews; }
+Authorizer::DeferReviews::~DeferReviews() { --defer_reviews; }
+
+bool Authorizer::IsReviewNeeded(const absl::Status& status) {
+  return status.GetPayload(kReviewNeededPayload).has_value();
+}
 
 Authorizer::Authorizer(Reviewer* reviewer, AuthorizerOptions options)
     : reviewer_(reviewer),
       options_(std::move(options)),
       tokens_(options_.cache_capacity),
+      rejected_tokens_(options_.cache_capacity),
       decisions_(options_.cache_capacity) {}
 
-absl::StatusOr<UserInfo> Authorizer::Authenticate(std::string_view token) {
-  std::string key(token);
+absl::StatusOr<UserInfo> Authorizer::Authenticate(
+    std::string_view token, const std::function<absl::Status()>& admit_review) {
+  std::string key = TokenKey(token);
   absl::Time now = options_.clock();
   if (std::optional<UserInfo> cached = tokens_.Get(key, now); cached.has_value()) {
-    if (cached->username.empty()) return absl::UnauthenticatedError(kRejectedToken);
     return *std::move(cached);
   }
+  if (rejected_tokens_.Get(key, now).has_value()) return absl::UnauthenticatedError(kRejectedToken);
+  if (admit_review) {
+    if (absl::Status admitted = admit_review(); !admitted.ok()) return admitted;
+  }
+  if (defer_reviews > 0) return ReviewNeeded();
+  if (token_reviews_in_flight_.fetch_add(1) >= options_.max_concurrent_token_reviews) {
+    token_reviews_in_flight_.fetch_sub(1);
+    return absl::UnavailableError(
+        "cannot authenticate: too many TokenReviews in flight on this server; retry");
+  }
   absl::StatusOr<UserInfo> user = reviewer_->ReviewToken(token);
+  token_reviews_in_flight_.fetch_sub(1);
   if (user.ok() && !user->username.empty()) {
     tokens_.Put(key, *user, now + options_.token_ttl);
     return user;
   }
   if (user.ok() || user.status().code() == absl::StatusCode::kUnauthenticated) {
-    tokens_.Put(key, UserInfo{}, now + options_.token_ttl);
+    rejected_tokens_.Put(key, true, now + options_.token_ttl);
     return absl::UnauthenticatedError(kRejectedToken);
   }
   // The apiserver's answer stays in informerd's log: callers, who may not
@@ -85,6 +122,7 @@ absl::Status Authorizer::Authorize(const UserInfo& user, const ResourceAttribute
   absl::Time now = options_.clock();
   std::optional<bool> allowed = decisions_.Get(key, now);
   if (!allowed.has_value()) {
+    if (defer_reviews > 0) return ReviewNeeded();
     absl::StatusOr<bool> reviewed = reviewer_->ReviewAccess(user, attributes);
     if (!reviewed.ok()) {
       log::Warning("auth", absl::StrCat("SubjectAccessReview failed: ",

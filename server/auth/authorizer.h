@@ -9,6 +9,7 @@
 #ifndef INFORMERD_SERVER_AUTH_AUTHORIZER_H_
 #define INFORMERD_SERVER_AUTH_AUTHORIZER_H_
 
+#include <atomic>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -24,19 +25,39 @@ namespace informerd::auth {
 struct AuthorizerOptions {
   absl::Duration token_ttl = absl::Seconds(30);
   absl::Duration decision_ttl = absl::Seconds(10);
-  // Entries per cache (tokens, decisions).
+  // Entries per cache (accepted tokens, rejected tokens, decisions).
   size_t cache_capacity = 10000;
+  // TokenReviews in flight at once; beyond, UNAVAILABLE at once rather
+  // than one more blocked thread and one more request to the apiserver.
+  size_t max_concurrent_token_reviews = 16;
   // Injected by tests.
   std::function<absl::Time()> clock = [] { return absl::Now(); };
 };
 
 class Authorizer {
  public:
+  // While one lives on a thread, Authenticate and Authorize there answer
+  // from the caches only: where a review would be needed they return
+  // ReviewNeeded() instead (for a token, once admit_review admitted it), so
+  // the caller can retry where waiting for the apiserver is harmless.
+  class DeferReviews {
+   public:
+    DeferReviews();
+    ~DeferReviews();
+    DeferReviews(const DeferReviews&) = delete;
+    DeferReviews& operator=(const DeferReviews&) = delete;
+  };
+  // True for the status that means "a review is needed" (see DeferReviews).
+  static bool IsReviewNeeded(const absl::Status& status);
+
   // REQUIRES: options.cache_capacity > 0.
   Authorizer(Reviewer* reviewer, AuthorizerOptions options);
 
-  // The token's user, or UNAUTHENTICATED, or UNAVAILABLE.
-  absl::StatusOr<UserInfo> Authenticate(std::string_view token);
+  // The token's user, or UNAUTHENTICATED, or UNAVAILABLE. When the answer
+  // is not cached, `admit_review` (if given) decides first whether a
+  // TokenReview may be spent on it: its error is returned as is.
+  absl::StatusOr<UserInfo> Authenticate(
+      std::string_view token, const std::function<absl::Status()>& admit_review = nullptr);
 
   // OK when allowed; PERMISSION_DENIED naming the user, verb, resource and
   // scope (e.g. `user "alice" cannot list configmaps at the cluster scope`);
@@ -46,9 +67,13 @@ class Authorizer {
  private:
   Reviewer* const reviewer_;
   const AuthorizerOptions options_;
-  // UNAUTHENTICATED is cached as an empty username.
+  // Keyed by the token's SHA-256, so no token is kept in memory longer than
+  // its call. Rejections have a cache of their own: a flood of bad tokens
+  // evicts other bad tokens, never a caller's good one.
   TtlCache<UserInfo> tokens_;
+  TtlCache<bool> rejected_tokens_;
   TtlCache<bool> decisions_;
+  std::atomic<size_t> token_reviews_in_flight_{0};
 };
 
 }  // namespace informerd::auth

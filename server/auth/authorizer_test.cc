@@ -2,6 +2,9 @@
 
 #include <map>
 #include <set>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -16,6 +19,9 @@ class FakeReviewer : public Reviewer {
   absl::StatusOr<UserInfo> ReviewToken(std::string_view token) override {
     absl::MutexLock lock(&mu_);
     ++token_reviews;
+    ++in_review;
+    mu_.Await(absl::Condition(+[](bool* hold) { return !*hold; }, &hold_reviews));
+    --in_review;
     if (!available) return absl::UnavailableError("connection refused");
     auto found = users.find(std::string(token));
     if (found == users.end()) return absl::UnauthenticatedError("unknown token");
@@ -38,6 +44,9 @@ class FakeReviewer : public Reviewer {
   bool available = true;
   int token_reviews = 0;
   int access_reviews = 0;
+  // While set, token reviews wait (in_review counts them).
+  bool hold_reviews = false;
+  int in_review = 0;
   UserInfo last_user;
 };
 
@@ -77,6 +86,67 @@ TEST_F(AuthorizerTest, RejectedTokensAreUnauthenticatedAndCached) {
   EXPECT_EQ(authorizer.Authenticate("t-bad").status().code(), absl::StatusCode::kUnauthenticated);
   EXPECT_EQ(authorizer.Authenticate("t-bad").status().code(), absl::StatusCode::kUnauthenticated);
   EXPECT_EQ(reviewer_.token_reviews, 1);
+}
+
+TEST_F(AuthorizerTest, AFloodOfBadTokensDoesNotEvictGoodOnes) {
+  Authorizer authorizer = MakeAuthorizer(/*capacity=*/4);
+  ASSERT_TRUE(authorizer.Authenticate("t-alice").ok());
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_EQ(authorizer.Authenticate("t-bad-" + std::to_string(i)).status().code(),
+              absl::StatusCode::kUnauthenticated);
+  }
+  int reviews = reviewer_.token_reviews;
+  ASSERT_TRUE(authorizer.Authenticate("t-alice").ok());
+  EXPECT_EQ(reviewer_.token_reviews, reviews) << "alice's answer was evicted";
+}
+
+TEST_F(AuthorizerTest, AdmitReviewGuardsOnlyUncachedTokens) {
+  Authorizer authorizer = MakeAuthorizer();
+  int asked = 0;
+  auto refuse = [&asked] {
+    ++asked;
+    return absl::ResourceExhaustedError("TokenReview rate of ipv4:10.0.0.1 is over its limit");
+  };
+  absl::Status refused = authorizer.Authenticate("t-alice", refuse).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(reviewer_.token_reviews, 0);
+  ASSERT_TRUE(authorizer.Authenticate("t-alice").ok());
+  // Cached now, accepted or rejected: no review, so nothing to admit.
+  EXPECT_EQ(authorizer.Authenticate("t-bad").status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_TRUE(authorizer.Authenticate("t-alice", refuse).ok());
+  EXPECT_EQ(authorizer.Authenticate("t-bad", refuse).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(asked, 1);
+}
+
+TEST_F(AuthorizerTest, TokenReviewsInFlightAreBounded) {
+  AuthorizerOptions options;
+  options.max_concurrent_token_reviews = 2;
+  Authorizer authorizer(&reviewer_, options);
+  {
+    absl::MutexLock lock(&reviewer_.mu_);
+    reviewer_.hold_reviews = true;
+  }
+  std::vector<std::thread> reviews;
+  for (int i = 0; i < 2; ++i) {
+    reviews.emplace_back([&authorizer, i] {
+      (void)authorizer.Authenticate("t-slow-" + std::to_string(i));
+    });
+  }
+  {
+    absl::MutexLock lock(&reviewer_.mu_);
+    reviewer_.mu_.Await(
+        absl::Condition(+[](int* in_review) { return *in_review == 2; }, &reviewer_.in_review));
+  }
+  absl::Status third = authorizer.Authenticate("t-alice").status();
+  EXPECT_EQ(third.code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(third.message().find("too many TokenReviews in flight"), absl::string_view::npos);
+  {
+    absl::MutexLock lock(&reviewer_.mu_);
+    reviewer_.hold_reviews = false;
+  }
+  for (std::thread& review : reviews) review.join();
+  EXPECT_TRUE(authorizer.Authenticate("t-alice").ok());
 }
 
 TEST_F(AuthorizerTest, ReviewerFailureIsUnavailableAndNotCached) {

@@ -209,6 +209,20 @@ class Parser {
          [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
            return p.Size(v, k, 1, 1'000'000, &o->rates.per_identity_burst);
          }},
+        {"tokenReviewsPerSecond",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Size(v, k, 1, 100'000, &o->token_reviews.total_per_second);
+         }},
+        {"tokenReviewBurst", [](const Parser& p, const YAML::Node& v, const std::string& k,
+                                L* o) { return p.Size(v, k, 1, 100'000, &o->token_reviews.total_burst); }},
+        {"tokenReviewsPerSecondPerAddress",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Size(v, k, 1, 100'000, &o->token_reviews.per_identity_per_second);
+         }},
+        {"tokenReviewBurstPerAddress",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Size(v, k, 1, 100'000, &o->token_reviews.per_identity_burst);
+         }},
     };
     return Fields(node, where, kFields, out);
   }

@@ -82,6 +82,8 @@ struct LimitsConfig {
   size_t max_waiting_reads_per_identity = 8;
   // Requests (List, Get, ListResources and Watch starts) per second.
   limits::RateLimits rates;
+  // TokenReviews for tokens not cached, per client address and in total.
+  limits::RateLimits token_reviews = limits::DefaultTokenReviewLimits();
 };
 
 struct Config {

@@ -61,6 +61,10 @@ limits:
   requestBurst: 1800
   requestsPerSecondPerIdentity: 30
   requestBurstPerIdentity: 60
+  tokenReviewsPerSecond: 20
+  tokenReviewBurst: 40
+  tokenReviewsPerSecondPerAddress: 2
+  tokenReviewBurstPerAddress: 4
 )", "test.yaml");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->auth.mode, AuthMode::kKubernetes);
@@ -83,6 +87,11 @@ limits:
   EXPECT_EQ(config->limits.rates.total_burst, 1800);
   EXPECT_EQ(config->limits.rates.per_identity_per_second, 30);
   EXPECT_EQ(config->limits.rates.per_identity_burst, 60);
+  EXPECT_EQ(config->limits.token_reviews.total_per_second, 20);
+  EXPECT_EQ(config->limits.token_reviews.total_burst, 40);
+  EXPECT_EQ(config->limits.token_reviews.per_identity_per_second, 2);
+  EXPECT_EQ(config->limits.token_reviews.per_identity_burst, 4);
+  EXPECT_EQ(config->limits.token_reviews.what, "TokenReview");
   EXPECT_TRUE(IsSensitive(*config, ResourceConfig{"example.com", "", "tokens"}));
   // Secrets stay sensitive whatever the list says.
   EXPECT_TRUE(IsSensitive(*config, ResourceConfig{"", "", "secrets"}));

@@ -285,7 +285,11 @@ absl::StatusOr<std::unique_ptr<httplib::ClientImpl>> RestClient::NewClient(
   // corrupt '%' sequences in selectors and continue tokens.
   client->set_url_encode(false);
   client->set_keep_alive(false);
+  if (absl::Status status = SetHeaders(client.get()); !status.ok()) return status;
+  return client;
+}
 
+absl::Status RestClient::SetHeaders(httplib::ClientImpl* client) {
   absl::StatusOr<std::string> token = BearerToken();
   if (!token.ok()) return token.status();
   httplib::Headers headers = {{"Accept", "application/json"},
@@ -294,30 +298,75 @@ absl::StatusOr<std::unique_ptr<httplib::ClientImpl>> RestClient::NewClient(
     headers.emplace("Authorization", absl::StrCat("Bearer ", *token));
   }
   client->set_default_headers(std::move(headers));
+  return absl::OkStatus();
+}
+
+namespace {
+// Enough for the concurrent reviews a server runs; more are closed after use.
+constexpr size_t kMaxIdleClients = 16;
+// Well under the idle timeouts of Go's HTTP servers and of the proxies in
+// front of them, so a kept connection is rarely closed by the other side.
+constexpr absl::Duration kMaxIdleTime = absl::Seconds(20);
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<httplib::ClientImpl>> RestClient::TakeIdleClient(bool* reused) {
+  std::unique_ptr<httplib::ClientImpl> kept;
+  {
+    absl::MutexLock lock(&pool_mu_);
+    absl::Time now = absl::Now();
+    // The most recently used are last: drop the stale ones from the front.
+    size_t stale = 0;
+    while (stale < idle_.size() && now - idle_[stale].since > kMaxIdleTime) ++stale;
+    idle_.erase(idle_.begin(), idle_.begin() + stale);
+    if (!idle_.empty()) {
+      kept = std::move(idle_.back().client);
+      idle_.pop_back();
+    }
+  }
+  if (kept != nullptr) {
+    *reused = true;
+    // The token may have rotated since the client was made.
+    if (absl::Status status = SetHeaders(kept.get()); !status.ok()) return status;
+    return kept;
+  }
+  *reused = false;
+  absl::StatusOr<std::unique_ptr<httplib::ClientImpl>> client =
+      NewClient(options_.request_timeout);
+  if (client.ok()) (*client)->set_keep_alive(true);
   return client;
+}
+
+void RestClient::ReturnIdleClient(std::unique_ptr<httplib::ClientImpl> client) {
+  absl::MutexLock lock(&pool_mu_);
+  if (idle_.size() < kMaxIdleClients) idle_.push_back({std::move(client), absl::Now()});
 }
 
 absl::StatusOr<HttpResponse> RestClient::Send(std::string_view method,
                                               std::string_view path,
                                               std::string_view body,
                                               std::string_view content_type) {
-  absl::StatusOr<std::unique_ptr<httplib::ClientImpl>> client =
-      NewClient(options_.request_timeout);
-  if (!client.ok()) return client.status();
   const std::string full_path = base_path_ + std::string(path);
   const std::string body_copy(body);
   const std::string type(content_type);
-  httplib::Result result(nullptr, httplib::Error::Unknown);
-  if (method == "GET") {
-    result = (*client)->Get(full_path);
-  } else if (method == "POST") {
-    result = (*client)->Post(full_path, body_copy, type);
-  } else if (method == "PUT") {
-    result = (*client)->Put(full_path, body_copy, type);
-  } else if (method == "PATCH") {
-    result = (*client)->Patch(full_path, body_copy, type);
-  } else {
-    result = (*client)->Delete(full_path, body_copy, type);
+  auto send = [&](httplib::ClientImpl* client) {
+    if (method == "GET") return client->Get(full_path);
+    if (method == "POST") return client->Post(full_path, body_copy, type);
+    if (method == "PUT") return client->Put(full_path, body_copy, type);
+    if (method == "PATCH") return client->Patch(full_path, body_copy, type);
+    return client->Delete(full_path, body_copy, type);
+  };
+  bool reused = false;
+  absl::StatusOr<std::unique_ptr<httplib::ClientImpl>> client = TakeIdleClient(&reused);
+  if (!client.ok()) return client.status();
+  httplib::Result result = send(client->get());
+  if (!result && reused && method == "GET") {
+    // cpp-httplib checks that a kept-alive connection is still open before
+    // reusing it, but the server may close it just then: a GET, which
+    // changes nothing, is sent once more on a new one.
+    client = NewClient(options_.request_timeout);
+    if (!client.ok()) return client.status();
+    (*client)->set_keep_alive(true);
+    result = send(client->get());
   }
   if (!result) {
     return absl::UnavailableError(
@@ -328,6 +377,7 @@ absl::StatusOr<HttpResponse> RestClient::Send(std::string_view method,
   response.status = result->status;
   response.retry_after = RetryAfter(*result);
   response.body = std::move(result->body);
+  ReturnIdleClient(*std::move(client));
   return response;
 }
 

@@ -117,6 +117,11 @@ class RestClient {
   // A client for one request with TLS, headers and timeouts set.
   absl::StatusOr<std::unique_ptr<httplib::ClientImpl>> NewClient(
       absl::Duration read_timeout);
+  // Sets the default headers, with the bearer token as it is now.
+  absl::Status SetHeaders(httplib::ClientImpl* client);
+  // A kept-alive client from the pool, or a new one; nullptr-free.
+  absl::StatusOr<std::unique_ptr<httplib::ClientImpl>> TakeIdleClient(bool* reused);
+  void ReturnIdleClient(std::unique_ptr<httplib::ClientImpl> client);
   absl::StatusOr<std::string> BearerToken();
   absl::StatusOr<HttpResponse> Send(std::string_view method,
                                     std::string_view path,
@@ -132,6 +137,16 @@ class RestClient {
   bool tls_ = true;
 
   StreamCanceller shutdown_;
+
+  // Connections kept alive between requests (Send: reviews, discovery,
+  // admin calls), so a burst of reviews does not cost a TLS handshake each.
+  // Streams get connections of their own.
+  absl::Mutex pool_mu_;
+  struct IdleClient {
+    std::unique_ptr<httplib::ClientImpl> client;
+    absl::Time since;
+  };
+  std::vector<IdleClient> idle_ ABSL_GUARDED_BY(pool_mu_);
 
   absl::Mutex token_mu_;
   std::string file_token_ ABSL_GUARDED_BY(token_mu_);

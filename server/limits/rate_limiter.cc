@@ -32,13 +32,13 @@ absl::Status RateLimiter::Admit(const std::string& identity, bool* per_identity_
   if (mine.tokens < 1) {
     if (per_identity_limited != nullptr) *per_identity_limited = true;
     return absl::ResourceExhaustedError(
-        absl::StrCat("request rate of ", identity, " is over its limit of ",
+        absl::StrCat(limits_.what, " rate of ", identity, " is over its limit of ",
                      limits_.per_identity_per_second, "/s; slow down and retry"));
   }
   if (total_.tokens < 1) {
     if (per_identity_limited != nullptr) *per_identity_limited = false;
     return absl::ResourceExhaustedError(
-        absl::StrCat("informerd's total request rate is over its limit of ",
+        absl::StrCat("informerd's total ", limits_.what, " rate is over its limit of ",
                      limits_.total_per_second, "/s; retry shortly"));
   }
   mine.tokens -= 1;

@@ -25,7 +25,19 @@ struct RateLimits {
   double per_identity_burst = 400;
   double total_per_second = 5000;
   double total_burst = 10000;
+  // What is counted, for messages: "request rate of X is over its limit".
+  std::string what = "request";
 };
+
+// The default bounds on TokenReviews for tokens not in the Authorizer's
+// caches, by client address and in total (CacheServiceOptions::token_reviews).
+inline RateLimits DefaultTokenReviewLimits() {
+  return {.per_identity_per_second = 5,
+          .per_identity_burst = 20,
+          .total_per_second = 50,
+          .total_burst = 100,
+          .what = "TokenReview"};
+}
 
 class RateLimiter {
  public:

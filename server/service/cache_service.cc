@@ -84,6 +84,19 @@ const char* RejectionReason(absl::StatusCode code) {
   }
 }
 
+// The Authorizer's "a review is needed" (DeferReviews), which grpc::Status
+// cannot carry as a payload: a status no other path produces.
+constexpr char kReviewNeeded[] = "informerd: a review is needed";
+
+grpc::Status ReviewNeededStatus() {
+  return grpc::Status(grpc::StatusCode::UNAVAILABLE, kReviewNeeded);
+}
+
+bool IsReviewNeeded(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE &&
+         status.error_message() == kReviewNeeded;
+}
+
 // A Watch that fails before streaming.
 class FailedWatch : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
@@ -104,12 +117,15 @@ CacheService::CacheService(const ResourceRegistry* registry, metrics::Metrics* m
       waiting_read_limiter_("reads waiting for a resource version",
                             options.max_waiting_reads_per_identity, options.max_waiting_reads),
       rate_limiter_(options.rates),
+      token_review_limiter_(options.token_reviews),
       continue_tokens_(options.max_list_snapshot_age) {
-  if (options_.authorizer != nullptr) recheck_worker_ = std::make_unique<auth::RecheckWorker>();
+  if (options_.authorizer != nullptr) {
+    review_workers_ = std::make_unique<auth::ReviewWorkers>(/*max_queued=*/1024, /*threads=*/4);
+  }
 }
 
 grpc::Status CacheService::Authenticate(grpc::CallbackServerContext* context, const char* method,
-                                        Caller* caller) {
+                                        Caller* caller, bool charge_review) {
   if (options_.authorizer == nullptr) {
     caller->identity = PeerHost(context->peer());
     return AdmitRate(*caller, method);
@@ -118,10 +134,26 @@ grpc::Status CacheService::Authenticate(grpc::CallbackServerContext* context, co
   auto [begin, end] = context->client_metadata().equal_range("authorization");
   for (auto it = begin; it != end; ++it) values.emplace_back(it->second.data(), it->second.size());
   absl::StatusOr<std::string> token = auth::BearerTokenFromMetadata(values);
+  auto admit_review = [this, context, method] {
+    bool per_address = false;
+    absl::Status admitted = token_review_limiter_.Admit(PeerHost(context->peer()), &per_address);
+    if (!admitted.ok()) {
+      metrics_->RequestRejected(method, per_address ? "address_token_reviews"
+                                                    : "global_token_reviews");
+    }
+    return admitted;
+  };
   absl::StatusOr<auth::UserInfo> user =
-      token.ok() ? options_.authorizer->Authenticate(*token) : token.status();
+      !token.ok() ? absl::StatusOr<auth::UserInfo>(token.status())
+                  : options_.authorizer->Authenticate(
+                        *token, charge_review ? std::function<absl::Status()>(admit_review)
+                                              : nullptr);
+  if (!user.ok() && auth::Authorizer::IsReviewNeeded(user.status())) return ReviewNeededStatus();
   if (!user.ok()) {
-    metrics_->RequestRejected(method, RejectionReason(user.status().code()));
+    // A refused review was counted by admit_review.
+    if (user.status().code() != absl::StatusCode::kResourceExhausted) {
+      metrics_->RequestRejected(method, RejectionReason(user.status().code()));
+    }
     return ToGrpc(user.status());
   }
   caller->user = *std::move(user);
@@ -145,6 +177,7 @@ grpc::Status CacheService::Authorize(const Caller& caller, const ServedResource&
   attributes.resource = resource.info.resource;
   absl::Status status = options_.authorizer->Authorize(caller.user, attributes);
   if (status.ok()) return grpc::Status::OK;
+  if (auth::Authorizer::IsReviewNeeded(status)) return ReviewNeededStatus();
   metrics_->RequestRejected(method, RejectionReason(status.code()));
   std::string message(status.message());
   if (status.code() == absl::StatusCode::kPermissionDenied && resource.info.namespaced &&
@@ -166,49 +199,81 @@ absl::StatusOr<limits::ConcurrencyLimiter::Permit> CacheService::AdmitWait(const
   return permit;
 }
 
-grpc::ServerUnaryReactor* CacheService::FinishRead(grpc::CallbackServerContext* context,
-                                                   const char* method, absl::Time start,
-                                                   const Caller& caller, grpc::Status status,
-                                                   ReadPlan plan) {
-  if (!status.ok()) return FinishUnary(context, method, start, status);
+void CacheService::FinishRead(grpc::ServerUnaryReactor* reactor, const char* method,
+                              absl::Time start, const Caller& caller, grpc::Status status,
+                              ReadPlan plan) {
+  if (!status.ok()) return FinishUnary(reactor, method, start, status);
   if (Reached(*plan.resource, plan.min_version)) {
-    return FinishUnary(context, method, start, plan.read());
+    return FinishUnary(reactor, method, start, plan.read());
   }
   absl::StatusOr<limits::ConcurrencyLimiter::Permit> permit = AdmitWait(caller, method);
-  if (!permit.ok()) return FinishUnary(context, method, start, ToGrpc(permit.status()));
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (!permit.ok()) return FinishUnary(reactor, method, start, ToGrpc(permit.status()));
   auto held = std::make_shared<limits::ConcurrencyLimiter::Permit>(*std::move(permit));
   version_waits_.Wait(
       plan.resource->informer.get(), plan.min_version, absl::Now() + options_.version_wait,
       [this, reactor, method, start, held, resource = plan.resource, version = plan.min_version,
        read = std::move(plan.read)](bool reached) {
-        grpc::Status status = reached ? read() : ToGrpc(NotReached(*resource, version));
-        metrics_->ObserveRpc(method, std::to_string(static_cast<int>(status.error_code())),
-                             absl::ToDoubleSeconds(absl::Now() - start));
-        reactor->Finish(status);
+        FinishUnary(reactor, method, start,
+                    reached ? read() : ToGrpc(NotReached(*resource, version)));
       });
-  return reactor;
 }
 
-grpc::ServerUnaryReactor* CacheService::FinishUnary(grpc::CallbackServerContext* context,
-                                                    const char* method, absl::Time start,
-                                                    const grpc::Status& status) {
+void CacheService::FinishUnary(grpc::ServerUnaryReactor* reactor, const char* method,
+                               absl::Time start, const grpc::Status& status) {
   metrics_->ObserveRpc(method, std::to_string(static_cast<int>(status.error_code())),
                        absl::ToDoubleSeconds(absl::Now() - start));
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   reactor->Finish(status);
+}
+
+grpc::ServerUnaryReactor* CacheService::Serve(grpc::CallbackServerContext* context,
+                                              const char* method, UnaryHandler handle) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  const absl::Time start = absl::Now();
+  // The caller, once authenticated, for a second attempt.
+  auto known = std::make_shared<std::optional<Caller>>();
+  auto attempt = [this, context, method, reactor, start, handle, known](bool first) {
+    std::optional<auth::Authorizer::DeferReviews> defer;
+    if (first) defer.emplace();
+    grpc::Status status;
+    if (!known->has_value()) {
+      Caller caller;
+      // The first attempt charged the peer's TokenReview budget.
+      status = Authenticate(context, method, &caller, /*charge_review=*/first);
+      if (status.ok()) *known = std::move(caller);
+    }
+    if (status.ok()) status = handle(**known, reactor, start);
+    if (first && IsReviewNeeded(status)) return false;
+    if (!status.ok()) FinishUnary(reactor, method, start, status);
+    return true;
+  };
+  if (attempt(true)) return reactor;
+  bool queued = review_workers_->Submit(
+      [attempt] { attempt(false); },
+      [this, reactor, method, start] {
+        FinishUnary(reactor, method, start,
+                    grpc::Status(grpc::StatusCode::UNAVAILABLE, "informerd is shutting down"));
+      });
+  if (!queued) {
+    metrics_->RequestRejected(method, "reviews_queued");
+    FinishUnary(reactor, method, start,
+                grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                             "too many calls waiting for the kube-apiserver's reviews; retry"));
+  }
   return reactor;
 }
 
 grpc::ServerUnaryReactor* CacheService::List(grpc::CallbackServerContext* context,
                                              const grpc::ByteBuffer* request,
                                              grpc::ByteBuffer* response) {
-  absl::Time start = absl::Now();
-  Caller caller;
-  ReadPlan plan;
-  grpc::Status status = Authenticate(context, "List", &caller);
-  if (status.ok()) status = DoList(caller, *request, response, &plan);
-  return FinishRead(context, "List", start, caller, status, std::move(plan));
+  return Serve(context, "List",
+               [this, request, response](const Caller& caller, grpc::ServerUnaryReactor* reactor,
+                                         absl::Time start) {
+                 ReadPlan plan;
+                 grpc::Status status = DoList(caller, *request, response, &plan);
+                 if (!status.ok()) return status;
+                 FinishRead(reactor, "List", start, caller, status, std::move(plan));
+                 return grpc::Status::OK;
+               });
 }
 
 grpc::Status CacheService::DoList(const Caller& caller, const grpc::ByteBuffer& buffer,
@@ -281,12 +346,15 @@ grpc::Status CacheService::DoList(const Caller& caller, const grpc::ByteBuffer& 
 grpc::ServerUnaryReactor* CacheService::Get(grpc::CallbackServerContext* context,
                                             const grpc::ByteBuffer* request,
                                             grpc::ByteBuffer* response) {
-  absl::Time start = absl::Now();
-  Caller caller;
-  ReadPlan plan;
-  grpc::Status status = Authenticate(context, "Get", &caller);
-  if (status.ok()) status = DoGet(caller, *request, response, &plan);
-  return FinishRead(context, "Get", start, caller, status, std::move(plan));
+  return Serve(context, "Get",
+               [this, request, response](const Caller& caller, grpc::ServerUnaryReactor* reactor,
+                                         absl::Time start) {
+                 ReadPlan plan;
+                 grpc::Status status = DoGet(caller, *request, response, &plan);
+                 if (!status.ok()) return status;
+                 FinishRead(reactor, "Get", start, caller, status, std::move(plan));
+                 return grpc::Status::OK;
+               });
 }
 
 grpc::Status CacheService::DoGet(const Caller& caller, const grpc::ByteBuffer& buffer,
@@ -431,7 +499,7 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const grpc::ByteBuff
       return authorizer->Authorize(*user, attributes);
     };
     stream_options.recheck_interval = options_.auth_recheck_interval;
-    stream_options.recheck_worker = recheck_worker_.get();
+    stream_options.review_workers = review_workers_.get();
   }
   *stream = new WatchStream(resource.informer.get(), resource.DisplayName(), *std::move(filter),
                             std::move(stream_options), std::move(start), metrics_, &watches_,
@@ -454,30 +522,47 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const grpc::ByteBuff
 grpc::ServerUnaryReactor* CacheService::ListResources(grpc::CallbackServerContext* context,
                                                       const v1::ListResourcesRequest* request,
                                                       v1::ListResourcesResponse* response) {
-  absl::Time start = absl::Now();
+  return Serve(context, "ListResources",
+               [this, request, response](const Caller& caller, grpc::ServerUnaryReactor* reactor,
+                                         absl::Time start) {
+                 grpc::Status status = DoListResources(caller, *request, response);
+                 if (!status.ok()) return status;
+                 FinishUnary(reactor, "ListResources", start, status);
+                 return grpc::Status::OK;
+               });
+}
+
+grpc::Status CacheService::DoListResources(const Caller& caller,
+                                           const v1::ListResourcesRequest& request,
+                                           v1::ListResourcesResponse* response) {
   // A caller sees the resources it may list, and nothing of the others:
   // their names and object counts are not its business.
-  Caller caller;
-  if (grpc::Status status = Authenticate(context, "ListResources", &caller); !status.ok()) {
-    return FinishUnary(context, "ListResources", start, status);
-  }
-  const std::string& ns = request->namespace_();
+  const std::string& ns = request.namespace_();
   if (!ns.empty()) {
-    if (absl::Status status = CheckNamespaceName(ns); !status.ok()) {
-      return FinishUnary(context, "ListResources", start, ToGrpc(status));
-    }
+    if (absl::Status status = CheckNamespaceName(ns); !status.ok()) return ToGrpc(status);
   }
-  auto may_list = [&](const ServedResource& served, const std::string& in) {
-    return options_.authorizer == nullptr ||
-           options_.authorizer
-               ->Authorize(caller.user, {"list", served.info.group, served.info.resource, in, ""})
-               .ok();
+  // True, false, or the review-needed status.
+  auto may_list = [&](const ServedResource& served,
+                      const std::string& in) -> absl::StatusOr<bool> {
+    if (options_.authorizer == nullptr) return true;
+    absl::Status status = options_.authorizer->Authorize(
+        caller.user, {"list", served.info.group, served.info.resource, in, ""});
+    if (auth::Authorizer::IsReviewNeeded(status)) return status;
+    return status.ok();
   };
-  for (const auto& served : registry_->all()) {
-    bool cluster_wide = may_list(*served, "");
-    if (!cluster_wide && (ns.empty() || !served->info.namespaced || !may_list(*served, ns))) {
-      continue;
+  std::vector<std::pair<ServedResource*, bool>> listed;  // and whether cluster-wide
+  for (ServedResource* served : registry_->all()) {
+    absl::StatusOr<bool> cluster_wide = may_list(*served, "");
+    if (!cluster_wide.ok()) return ReviewNeededStatus();
+    bool in_namespace = false;
+    if (!*cluster_wide && !ns.empty() && served->info.namespaced) {
+      absl::StatusOr<bool> allowed = may_list(*served, ns);
+      if (!allowed.ok()) return ReviewNeededStatus();
+      in_namespace = *allowed;
     }
+    if (*cluster_wide || in_namespace) listed.emplace_back(served, *cluster_wide);
+  }
+  for (auto [served, cluster_wide] : listed) {
     informer::InformerStats stats = served->informer->stats();
     v1::ResourceStatus* status = response->add_resources();
     status->mutable_resource()->set_group(served->info.group);
@@ -491,7 +576,7 @@ grpc::ServerUnaryReactor* CacheService::ListResources(grpc::CallbackServerContex
     status->set_oldest_resource_version(std::to_string(stats.oldest_resource_version));
     status->set_history_events(static_cast<int64_t>(stats.history_events));
   }
-  return FinishUnary(context, "ListResources", start, grpc::Status::OK);
+  return grpc::Status::OK;
 }
 
 void CacheService::EndWatches() {

@@ -21,7 +21,7 @@
 #include "absl/time/time.h"
 #include "informerd/v1/informerd.grpc.pb.h"
 #include "server/auth/authorizer.h"
-#include "server/auth/recheck_worker.h"
+#include "server/auth/review_workers.h"
 #include "server/limits/concurrency_limiter.h"
 #include "server/limits/rate_limiter.h"
 #include "server/metrics/metrics.h"
@@ -57,6 +57,10 @@ struct CacheServiceOptions {
   size_t max_waiting_reads = 64;
   size_t max_waiting_reads_per_identity = 8;
   limits::RateLimits rates;
+  // TokenReviews spent on tokens not in the Authorizer's caches, by client
+  // address: what bounds the reviews a flood of made-up tokens costs the
+  // apiserver (refused with RESOURCE_EXHAUSTED, before any review).
+  limits::RateLimits token_reviews = limits::DefaultTokenReviewLimits();
   // A continue token whose List began longer ago than this is OUT_OF_RANGE
   // (the apiserver's 410 Expired): it bounds how old a snapshot a caller can
   // make the Informer rebuild from its history.
@@ -105,8 +109,21 @@ class CacheService final : public RawCacheService {
 
   // Charges one request to the caller's rate limit.
   grpc::Status AdmitRate(const Caller& caller, const char* method);
+  // `charge_review`: a token not in the Authorizer's caches is charged to
+  // the peer's TokenReview budget first (token_review_limiter_).
   grpc::Status Authenticate(grpc::CallbackServerContext* context, const char* method,
-                            Caller* caller);
+                            Caller* caller, bool charge_review = true);
+  // Answers one unary call: `handle` runs for the authenticated caller and
+  // either finishes the reactor itself (returning OK) or returns the error
+  // to finish with. Reviews never run on a gRPC thread: the first attempt
+  // answers from the Authorizer's caches only (DeferReviews); one that needs
+  // the apiserver runs again on review_workers_, so callers whose answers
+  // are cached never wait behind those whose answers are not.
+  using UnaryHandler = std::function<grpc::Status(const Caller& caller,
+                                                   grpc::ServerUnaryReactor* reactor,
+                                                   absl::Time start)>;
+  grpc::ServerUnaryReactor* Serve(grpc::CallbackServerContext* context, const char* method,
+                                  UnaryHandler handle);
   grpc::Status Authorize(const Caller& caller, const ServedResource& resource,
                          auth::ResourceAttributes attributes, const char* method);
   // A slot among the reads waiting for a version, or RESOURCE_EXHAUSTED
@@ -124,19 +141,19 @@ class CacheService final : public RawCacheService {
                       grpc::ByteBuffer* response, ReadPlan* plan);
   grpc::Status DoGet(const Caller& caller, const grpc::ByteBuffer& request,
                      grpc::ByteBuffer* response, ReadPlan* plan);
+  grpc::Status DoListResources(const Caller& caller, const v1::ListResourcesRequest& request,
+                               v1::ListResourcesResponse* response);
   // Finishes with `status` if it is an error; else runs plan.read at once
   // if the resource is there, or once it gets there (version_waits_),
   // without holding this thread; UNAVAILABLE after options_.version_wait.
-  grpc::ServerUnaryReactor* FinishRead(grpc::CallbackServerContext* context, const char* method,
-                                       absl::Time start, const Caller& caller,
-                                       grpc::Status status, ReadPlan plan);
+  void FinishRead(grpc::ServerUnaryReactor* reactor, const char* method, absl::Time start,
+                  const Caller& caller, grpc::Status status, ReadPlan plan);
   // The stream, started, or (waiting for a version) with *after_begin set
   // to what must run once the stream has begun.
   grpc::Status StartWatch(const Caller& caller, const grpc::ByteBuffer& request,
                           WatchStream** stream, std::function<void()>* after_begin);
-  grpc::ServerUnaryReactor* FinishUnary(grpc::CallbackServerContext* context,
-                                        const char* method, absl::Time start,
-                                        const grpc::Status& status);
+  void FinishUnary(grpc::ServerUnaryReactor* reactor, const char* method, absl::Time start,
+                   const grpc::Status& status);
 
   const ResourceRegistry* const registry_;
   metrics::Metrics* const metrics_;
@@ -145,12 +162,13 @@ class CacheService final : public RawCacheService {
   limits::ConcurrencyLimiter list_limiter_;
   limits::ConcurrencyLimiter waiting_read_limiter_;
   limits::RateLimiter rate_limiter_;
+  limits::RateLimiter token_review_limiter_;
   const ContinueTokens continue_tokens_;
   WatchRegistry watches_;
   // Destroyed before the limiters whose permits its waits hold.
   VersionWaits version_waits_;
   // Declared last: destroyed first, so no re-check runs on a dying service.
-  std::unique_ptr<auth::RecheckWorker> recheck_worker_;
+  std::unique_ptr<auth::ReviewWorkers> review_workers_;
 };
 
 }  // namespace informerd::service

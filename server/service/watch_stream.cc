@@ -150,7 +150,7 @@ void WatchStream::MaybeRecheckLocked() {
   if (!options_.recheck || recheck_pending_ || absl::Now() < next_recheck_) return;
   // A full worker queue leaves recheck_pending_ false: the next wake-up
   // tries again.
-  recheck_pending_ = options_.recheck_worker->Submit(
+  recheck_pending_ = options_.review_workers->Submit(
       [handle = wake_handle_, recheck = options_.recheck] { handle->Rechecked(recheck()); });
 }
 

@@ -8,7 +8,7 @@
 // from the history ends with RESOURCE_EXHAUSTED: it held no memory while it
 // lagged, and it never slowed anyone else. No thread is held per stream.
 // With a re-check, the stream is authorized again every interval on the
-// RecheckWorker's thread, and ends when permission is withdrawn.
+// ReviewWorkers's thread, and ends when permission is withdrawn.
 //
 // Thread safety: gRPC callbacks, Wake (dispatcher) and Shutdown may run
 // concurrently; all state is guarded by one mutex. The object deletes itself
@@ -38,7 +38,7 @@
 #include "absl/time/time.h"
 #include "informerd/v1/informerd.pb.h"
 #include "server/cache/filter.h"
-#include "server/auth/recheck_worker.h"
+#include "server/auth/review_workers.h"
 #include "server/informer/informer.h"
 #include "server/limits/concurrency_limiter.h"
 #include "server/metrics/metrics.h"
@@ -52,13 +52,13 @@ struct WatchStreamOptions {
   // What of each object the events carry.
   v1::Projection projection = v1::PROJECTION_FULL;
   absl::Duration bookmark_interval = absl::Minutes(1);
-  // When set, runs on `recheck_worker` every `recheck_interval` (checked at
+  // When set, runs on `review_workers` every `recheck_interval` (checked at
   // the stream's wake-ups, at least once a second); PERMISSION_DENIED or
   // UNAUTHENTICATED ends the stream with that status, other errors are
   // retried a second later.
   std::function<absl::Status()> recheck;
   absl::Duration recheck_interval = absl::Minutes(1);
-  auth::RecheckWorker* recheck_worker = nullptr;  // must outlive the stream
+  auth::ReviewWorkers* review_workers = nullptr;  // must outlive the stream
 };
 
 // Where a stream starts: its history position, and for send_initial_events

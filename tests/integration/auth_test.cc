@@ -3,6 +3,9 @@
 // apiserver gives it for the same request with the same token (200 vs 403
 // is OK vs PERMISSION_DENIED); withdrawn permission ends an open Watch.
 #include <algorithm>
+#include <atomic>
+#include <iostream>
+#include <random>
 #include <memory>
 #include <string>
 #include <vector>
@@ -617,6 +620,122 @@ TEST_F(LimitsTest, WaitingReadsAreCappedPerIdentity) {
   }
   EXPECT_EQ(timed_out, 8);
   EXPECT_EQ(refused, kFlood - 8);
+  DeleteClusterGrant(prefix);
+}
+
+// Passes every review to the apiserver's and counts the TokenReviews.
+class CountingReviewer : public auth::Reviewer {
+ public:
+  explicit CountingReviewer(auth::Reviewer* inner) : inner_(inner) {}
+  absl::StatusOr<auth::UserInfo> ReviewToken(std::string_view token) override {
+    ++token_reviews;
+    return inner_->ReviewToken(token);
+  }
+  absl::StatusOr<bool> ReviewAccess(const auth::UserInfo& user,
+                                    const auth::ResourceAttributes& attributes) override {
+    return inner_->ReviewAccess(user, attributes);
+  }
+  std::atomic<int> token_reviews{0};
+
+ private:
+  auth::Reviewer* const inner_;
+};
+
+// A flood of made-up tokens from one address: the TokenReviews it costs the
+// apiserver are bounded by that address's budget, and a caller whose token
+// is known is not slowed down.
+TEST_F(LimitsTest, AFloodOfBadTokensCostsBoundedReviewsAndDelaysNoOne) {
+  std::string ns = CreateTestNamespace("authz-flood");
+  std::string bob = ReadFileFromEnv("INFORMERD_BOB_TOKEN_FILE");
+  auth::KubeReviewer kube_reviewer(&AdminClient());
+  CountingReviewer reviewer(&kube_reviewer);
+  auth::Authorizer authorizer(&reviewer, {});
+  InProcessServerOptions options;
+  options.service.authorizer = &authorizer;
+  options.service.token_reviews.per_identity_per_second = 5;
+  options.service.token_reviews.per_identity_burst = 20;
+  InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
+  server.WaitSynced();
+  std::string prefix = absl::StrCat("informerd-", ns);
+  GrantBobClusterRead(prefix);
+  CreateConfigMap(ns, "seed", {});
+  std::unique_ptr<kube::RestClient> bob_client = ClientWithToken(bob);
+  AwaitApiStatus(*bob_client, absl::StrCat("/api/v1/namespaces/", ns, "/configmaps"), 200);
+
+  v1::ListRequest request;
+  request.mutable_resource()->set_resource("configmaps");
+  request.set_namespace_(ns);
+  auto bobs_slowest_list = [&] {
+    absl::Duration slowest = absl::ZeroDuration();
+    for (int i = 0; i < 50; ++i) {
+      grpc::ClientContext context;
+      context.AddMetadata("authorization", "Bearer " + bob);
+      v1::ListResponse response;
+      absl::Time start = absl::Now();
+      grpc::Status status = server.stub().List(&context, request, &response);
+      EXPECT_TRUE(status.ok()) << status.error_message();
+      slowest = std::max(slowest, absl::Now() - start);
+    }
+    return slowest;
+  };
+  bobs_slowest_list();  // bob's token and permission reviewed and cached
+  absl::Duration unflooded = bobs_slowest_list();
+  const int reviews_before = reviewer.token_reviews.load();
+
+  constexpr int kFlood = 1000;
+  struct Call {
+    grpc::ClientContext context;
+    v1::ListResponse response;
+    grpc::Status status;
+  };
+  std::vector<std::unique_ptr<Call>> calls;
+  absl::Mutex mu;
+  int done = 0;
+  std::mt19937_64 random(7);
+  const std::string alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_";
+  absl::Time flood_start = absl::Now();
+  for (int i = 0; i < kFlood; ++i) {
+    std::string token(6000, 'x');
+    for (char& c : token) c = alphabet[random() % alphabet.size()];
+    calls.push_back(std::make_unique<Call>());
+    Call* call = calls.back().get();
+    call->context.AddMetadata("authorization", "Bearer " + token);
+    call->context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
+    server.stub().async()->List(&call->context, &request, &call->response,
+                                [call, &mu, &done](grpc::Status status) {
+                                  absl::MutexLock lock(&mu);
+                                  call->status = std::move(status);
+                                  ++done;
+                                });
+  }
+  absl::Duration flooded = bobs_slowest_list();
+  {
+    absl::MutexLock lock(&mu);
+    ASSERT_TRUE(mu.AwaitWithTimeout(
+        absl::Condition(+[](int* d) { return *d == kFlood; }, &done), absl::Seconds(60)));
+  }
+  absl::Duration flood_time = absl::Now() - flood_start;
+  int refused = 0, rejected = 0;
+  for (const auto& call : calls) {
+    if (call->status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+      ++refused;
+    } else {
+      EXPECT_EQ(call->status.error_code(), grpc::StatusCode::UNAUTHENTICATED)
+          << call->status.error_message();
+      ++rejected;
+    }
+  }
+  const int reviews = reviewer.token_reviews.load() - reviews_before;
+  // The address's burst, then its rate while the flood lasted.
+  const double budget = 20 + 5 * absl::ToDoubleSeconds(flood_time) + 1;
+  EXPECT_LE(reviews, budget) << "flood of " << kFlood << " over " << flood_time;
+  EXPECT_EQ(rejected, reviews);
+  EXPECT_EQ(refused + rejected, kFlood);
+  EXPECT_LT(flooded, unflooded * 2 + absl::Milliseconds(50))
+      << "bob's slowest List: " << unflooded << " unflooded, " << flooded << " flooded";
+  std::cout << "flood: " << kFlood << " bad tokens in " << flood_time << ", " << reviews
+            << " TokenReviews, " << refused << " refused before review; bob's slowest of 50 "
+            << "Lists " << unflooded << " unflooded, " << flooded << " flooded\n";
   DeleteClusterGrant(prefix);
 }
 
