@@ -105,6 +105,7 @@ absl::Status Server::StartAll() {
   service_options.max_list_snapshot_age = config.list_snapshot_max_age;
   service_options.authorizer = authorizer_.get();
   service_options.auth_recheck_interval = config.auth.recheck_interval;
+  service_options.auth_recheck_grace = config.auth.recheck_grace;
   service_options.max_watches = config.limits.max_watches;
   service_options.max_watches_per_identity = config.limits.max_watches_per_identity;
   service_options.max_lists = config.limits.max_lists;

@@ -308,6 +308,10 @@ class Parser {
          [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
            return p.Seconds(v, k, 1, 86400, &o->auth.recheck_interval);
          }},
+        {"authRecheckGraceSeconds",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Seconds(v, k, 1, 86400, &o->auth.recheck_grace);
+         }},
         {"authReviewTimeoutSeconds",
          [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
            return p.Seconds(v, k, 1, 60, &o->auth.review_timeout);

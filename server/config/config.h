@@ -57,6 +57,8 @@ struct AuthConfig {
   // An open Watch is authorized again this often; withdrawn permission ends
   // it with PERMISSION_DENIED.
   absl::Duration recheck_interval = absl::Seconds(60);
+  // ... and ends with UNAVAILABLE once its checks have failed this long.
+  absl::Duration recheck_grace = absl::Seconds(120);
   // Bounds each TokenReview and SubjectAccessReview request.
   absl::Duration review_timeout = absl::Seconds(5);
 };

@@ -43,6 +43,7 @@ authTokenCacheSeconds: 20
 authDecisionCacheSeconds: 5
 authCacheSize: 50
 authRecheckSeconds: 15
+authRecheckGraceSeconds: 45
 authReviewTimeoutSeconds: 2
 sensitiveResources: [tokens.example.com]
 tls:
@@ -72,6 +73,7 @@ limits:
   EXPECT_EQ(config->auth.decision_ttl, absl::Seconds(5));
   EXPECT_EQ(config->auth.cache_size, 50u);
   EXPECT_EQ(config->auth.recheck_interval, absl::Seconds(15));
+  EXPECT_EQ(config->auth.recheck_grace, absl::Seconds(45));
   EXPECT_EQ(config->auth.review_timeout, absl::Seconds(2));
   EXPECT_EQ(config->tls.cert_file, "/tls/tls.crt");
   EXPECT_EQ(config->tls.key_file, "/tls/tls.key");

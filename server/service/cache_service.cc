@@ -499,6 +499,7 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const grpc::ByteBuff
       return authorizer->Authorize(*user, attributes);
     };
     stream_options.recheck_interval = options_.auth_recheck_interval;
+    stream_options.recheck_grace = options_.auth_recheck_grace;
     stream_options.review_workers = review_workers_.get();
   }
   *stream = new WatchStream(resource.informer.get(), resource.DisplayName(), *std::move(filter),

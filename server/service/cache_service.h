@@ -44,8 +44,10 @@ struct CacheServiceOptions {
   // Null: every caller may read everything served (auth mode none).
   // Otherwise it must outlive the service.
   auth::Authorizer* authorizer = nullptr;
-  // How often an open Watch is authorized again.
+  // How often an open Watch is authorized again, and how long its checks
+  // may fail before it ends (WatchStreamOptions::recheck_grace).
   absl::Duration auth_recheck_interval = absl::Minutes(1);
+  absl::Duration auth_recheck_grace = absl::Minutes(2);
   // Identities are users with an Authorizer, else peer addresses.
   size_t max_watches = 10000;
   size_t max_watches_per_identity = 1000;

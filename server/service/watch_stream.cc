@@ -148,10 +148,12 @@ void WatchStream::PumpLocked() {
 
 void WatchStream::MaybeRecheckLocked() {
   if (!options_.recheck || recheck_pending_ || absl::Now() < next_recheck_) return;
-  // A full worker queue leaves recheck_pending_ false: the next wake-up
-  // tries again.
   recheck_pending_ = options_.review_workers->Submit(
       [handle = wake_handle_, recheck = options_.recheck] { handle->Rechecked(recheck()); });
+  if (!recheck_pending_) {
+    metrics_->RequestRejected("WatchRecheck", "queue_full");
+    RecheckFailedLocked(absl::UnavailableError("the re-check queue is full"));
+  }
 }
 
 void WatchStream::OnRechecked(const absl::Status& status) {
@@ -162,8 +164,28 @@ void WatchStream::OnRechecked(const absl::Status& status) {
     FinishLocked(ToGrpc(status), "unauthorized");
     return;
   }
-  // The authority being unreachable does not end a stream it authorized.
-  next_recheck_ = absl::Now() + (status.ok() ? options_.recheck_interval : absl::Seconds(1));
+  if (!status.ok()) {
+    RecheckFailedLocked(status);
+    return;
+  }
+  recheck_failing_since_ = absl::InfiniteFuture();
+  next_recheck_ = absl::Now() + options_.recheck_interval;
+}
+
+void WatchStream::RecheckFailedLocked(const absl::Status& status) {
+  absl::Time now = absl::Now();
+  if (recheck_failing_since_ == absl::InfiniteFuture()) recheck_failing_since_ = now;
+  if (now - recheck_failing_since_ > options_.recheck_grace) {
+    FinishLocked(grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                              absl::StrCat("this watch could not be authorized again for ",
+                                           absl::FormatDuration(options_.recheck_grace),
+                                           " (", status.message(), "); resume later")),
+                 "recheck_failed");
+    return;
+  }
+  // The authority being briefly unreachable does not end a stream it
+  // authorized: tried again a second later, until the grace runs out.
+  next_recheck_ = now + absl::Seconds(1);
 }
 
 void WatchStream::Write(grpc::ByteBuffer buffer) {

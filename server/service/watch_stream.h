@@ -58,6 +58,11 @@ struct WatchStreamOptions {
   // retried a second later.
   std::function<absl::Status()> recheck;
   absl::Duration recheck_interval = absl::Minutes(1);
+  // A stream whose re-checks have failed (the apiserver unreachable, or the
+  // workers' queue full) for longer than this ends with UNAVAILABLE: a
+  // revocation informerd cannot learn of must not keep a stream open for
+  // ever.
+  absl::Duration recheck_grace = absl::Minutes(2);
   auth::ReviewWorkers* review_workers = nullptr;  // must outlive the stream
 };
 
@@ -118,6 +123,8 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   void PumpLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void MaybeRecheckLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnRechecked(const absl::Status& status);
+  // Notes a re-check that could not decide; ends the stream past the grace.
+  void RecheckFailedLocked(const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnStarted(absl::StatusOr<WatchStart> start);
   void Write(grpc::ByteBuffer buffer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FinishLocked(const grpc::Status& status, const std::string& reason)
@@ -148,6 +155,8 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   grpc::ByteBuffer in_flight_buffer_ ABSL_GUARDED_BY(mu_);
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
   absl::Time next_recheck_ ABSL_GUARDED_BY(mu_);
+  // When re-checks began to fail; InfiniteFuture while they succeed.
+  absl::Time recheck_failing_since_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
   bool recheck_pending_ ABSL_GUARDED_BY(mu_) = false;
 };
 

@@ -623,23 +623,79 @@ TEST_F(LimitsTest, WaitingReadsAreCappedPerIdentity) {
   DeleteClusterGrant(prefix);
 }
 
-// Passes every review to the apiserver's and counts the TokenReviews.
+// Passes every review to the apiserver's and counts the TokenReviews; while
+// `broken`, fails them as an unreachable apiserver would.
 class CountingReviewer : public auth::Reviewer {
  public:
   explicit CountingReviewer(auth::Reviewer* inner) : inner_(inner) {}
   absl::StatusOr<auth::UserInfo> ReviewToken(std::string_view token) override {
     ++token_reviews;
+    if (broken) return absl::UnavailableError("connection refused");
     return inner_->ReviewToken(token);
   }
   absl::StatusOr<bool> ReviewAccess(const auth::UserInfo& user,
                                     const auth::ResourceAttributes& attributes) override {
+    if (broken) return absl::UnavailableError("connection refused");
     return inner_->ReviewAccess(user, attributes);
   }
   std::atomic<int> token_reviews{0};
+  std::atomic<bool> broken{false};
 
  private:
   auth::Reviewer* const inner_;
 };
+
+// A revocation informerd cannot learn of (its path to the review API
+// broken) ends the watch once the re-checks have failed for the grace:
+// reviews fail closed.
+TEST_F(LimitsTest, AWatchThatCannotBeReauthorizedEndsAfterTheGrace) {
+  std::string ns = CreateTestNamespace("authz-grace");
+  std::string bob = ReadFileFromEnv("INFORMERD_BOB_TOKEN_FILE");
+  auth::KubeReviewer kube_reviewer(&AdminClient());
+  CountingReviewer reviewer(&kube_reviewer);
+  auth::AuthorizerOptions authorizer_options;
+  authorizer_options.token_ttl = absl::Seconds(1);
+  authorizer_options.decision_ttl = absl::Seconds(1);
+  auth::Authorizer authorizer(&reviewer, authorizer_options);
+  InProcessServerOptions options;
+  options.service.authorizer = &authorizer;
+  options.service.auth_recheck_interval = absl::Seconds(1);
+  options.service.auth_recheck_grace = absl::Seconds(3);
+  InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
+  server.WaitSynced();
+  std::string prefix = absl::StrCat("informerd-", ns);
+  GrantBobClusterRead(prefix);
+  CreateConfigMap(ns, "seed", {});
+  std::unique_ptr<kube::RestClient> bob_client = ClientWithToken(bob);
+  AwaitApiStatus(*bob_client, absl::StrCat("/api/v1/namespaces/", ns, "/configmaps"), 200);
+
+  v1::WatchRequest request;
+  request.mutable_resource()->set_resource("configmaps");
+  request.set_namespace_(ns);
+  request.set_resource_version("0");
+  request.set_allow_bookmarks(true);
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + bob);
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
+  auto reader = server.stub().Watch(&context, request);
+  v1::WatchEvent event;
+  ASSERT_TRUE(reader->Read(&event)) << reader->Finish().error_message();
+
+  reviewer.broken = true;
+  DeleteClusterGrant(prefix);
+  absl::Time broken_at = absl::Now();
+  while (reader->Read(&event)) {
+  }
+  grpc::Status status = reader->Finish();
+  absl::Duration took = absl::Now() - broken_at;
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+  EXPECT_NE(status.error_message().find("could not be authorized again for 3s"),
+            std::string::npos)
+      << status.error_message();
+  // The grace, plus the cached answers' second and a re-check's interval.
+  EXPECT_GE(took, absl::Seconds(3));
+  EXPECT_LT(took, absl::Seconds(8)) << took;
+}
 
 // A flood of made-up tokens from one address: the TokenReviews it costs the
 // apiserver are bounded by that address's budget, and a caller whose token
