@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "server/kube/resource_name.h"
 #include "server/log/log.h"
+#include "server/service/transport.h"
 
 namespace informerd {
 namespace {
@@ -122,7 +123,7 @@ absl::Status Server::StartAll() {
   int bound_port = 0;
   builder.AddListeningPort(options_.grpc_address, *credentials, &bound_port);
   builder.RegisterService(cache_service_.get());
-  builder.SetMaxReceiveMessageSize(service::CacheService::kMaxRequestBytes);
+  service::ConfigureTransport(config.limits.transport, &builder);
   grpc_server_ = builder.BuildAndStart();
   if (grpc_server_ == nullptr || bound_port == 0) {
     return absl::InvalidArgumentError(

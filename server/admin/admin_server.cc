@@ -18,6 +18,11 @@ AdminServer::AdminServer(const service::ResourceRegistry* registry, metrics::Met
 
 AdminServer::~AdminServer() { Stop(); }
 
+namespace {
+// Threads serving the admin port; each idle one costs only its stack.
+constexpr size_t kAdminThreads = 128;
+}  // namespace
+
 absl::Status AdminServer::Start(const std::string& address, const tls::TlsFiles* tls) {
   size_t colon = address.rfind(':');
   int port = 0;
@@ -38,6 +43,16 @@ absl::Status AdminServer::Start(const std::string& address, const tls::TlsFiles*
   } else {
     server_ = std::make_unique<httplib::Server>();
   }
+  // Probes and scrapes are tiny and quick: a client that is not is cut
+  // after 2 s of silence, keeps a connection 5 s at most between requests,
+  // and a slow one holds one of many threads, so up to kAdminThreads - 1
+  // connections trickling their requests byte by byte leave /healthz alone.
+  server_->set_read_timeout(2, 0);
+  server_->set_write_timeout(2, 0);
+  server_->set_keep_alive_timeout(5);
+  server_->set_keep_alive_max_count(100);
+  server_->set_payload_max_length(64 << 10);
+  server_->new_task_queue = [] { return new httplib::ThreadPool(kAdminThreads); };
   server_->Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
     response.set_content("ok\n", "text/plain");
   });

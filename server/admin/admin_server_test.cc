@@ -1,6 +1,14 @@
 #include "server/admin/admin_server.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <filesystem>
+#include <thread>
+#include <vector>
 
 #include <httplib.h>
 #include <gtest/gtest.h>
@@ -35,6 +43,46 @@ TEST_F(AdminServerTest, ProbesAndMetricsOverPlainHttp) {
   auto metrics = client.Get("/metrics");
   EXPECT_EQ(metrics->status, 200);
   EXPECT_NE(metrics->body.find("informerd_dispatch_latency_seconds"), std::string::npos);
+}
+
+// Connections that send their request a byte at a time, and never finish
+// it, do not keep a probe waiting.
+TEST_F(AdminServerTest, TricklingClientsDoNotDelayHealthz) {
+  AdminServer server(&registry_, &metrics_, &ready_);
+  ASSERT_TRUE(server.Start("127.0.0.1:0").ok());
+  std::vector<int> tricklers;
+  for (int i = 0; i < 64; ++i) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(server.port()));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+    ASSERT_EQ(send(fd, "GET /hea", 8, MSG_NOSIGNAL), 8);
+    tricklers.push_back(fd);
+  }
+  std::atomic<bool> done{false};
+  // A byte a second to each, well within the server's read timeout.
+  std::thread trickle([&] {
+    while (!done) {
+      for (int fd : tricklers) send(fd, "l", 1, MSG_NOSIGNAL);
+      absl::SleepFor(absl::Milliseconds(500));  // the attack's pace, not a wait for a condition
+    }
+  });
+  httplib::Client client("127.0.0.1", server.port());
+  client.set_connection_timeout(5);
+  client.set_read_timeout(5);
+  for (int i = 0; i < 5; ++i) {
+    absl::Time start = absl::Now();
+    auto response = client.Get("/healthz");
+    ASSERT_TRUE(response) << httplib::to_string(response.error());
+    EXPECT_EQ(response->status, 200);
+    EXPECT_LT(absl::Now() - start, absl::Seconds(2));
+  }
+  done = true;
+  trickle.join();
+  for (int fd : tricklers) close(fd);
 }
 
 TEST_F(AdminServerTest, BadAddressesAreNamed) {

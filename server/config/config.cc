@@ -209,6 +209,31 @@ class Parser {
          [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
            return p.Size(v, k, 1, 1'000'000, &o->rates.per_identity_burst);
          }},
+        {"maxConcurrentStreamsPerConnection",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Size(v, k, 1, 1'000'000, &o->transport.max_concurrent_streams);
+         }},
+        {"maxConnectionIdleSeconds",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Seconds(v, k, 1, 86400 * 30, &o->transport.max_connection_idle);
+         }},
+        {"maxConnectionAgeSeconds",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Seconds(v, k, 1, 86400 * 30, &o->transport.max_connection_age);
+         }},
+        {"maxConnectionAgeGraceSeconds",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Seconds(v, k, 1, 86400, &o->transport.max_connection_age_grace);
+         }},
+        {"minClientPingIntervalSeconds",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Seconds(v, k, 1, 3600, &o->transport.min_ping_interval);
+         }},
+        {"grpcMemoryQuotaBytes",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Size(v, k, size_t{16} << 20, size_t{64} << 30,
+                         &o->transport.memory_quota_bytes);
+         }},
         {"tokenReviewsPerSecond",
          [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
            return p.Size(v, k, 1, 100'000, &o->token_reviews.total_per_second);

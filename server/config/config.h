@@ -15,6 +15,7 @@
 #include "absl/time/time.h"
 #include "server/cache/event_history.h"
 #include "server/limits/rate_limiter.h"
+#include "server/limits/transport_limits.h"
 
 namespace informerd::config {
 
@@ -86,6 +87,7 @@ struct LimitsConfig {
   limits::RateLimits rates;
   // TokenReviews for tokens not cached, per client address and in total.
   limits::RateLimits token_reviews = limits::DefaultTokenReviewLimits();
+  limits::TransportLimits transport;
 };
 
 struct Config {

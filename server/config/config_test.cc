@@ -63,6 +63,12 @@ limits:
   requestsPerSecondPerIdentity: 30
   requestBurstPerIdentity: 60
   tokenReviewsPerSecond: 20
+  maxConcurrentStreamsPerConnection: 100
+  maxConnectionIdleSeconds: 60
+  maxConnectionAgeSeconds: 600
+  maxConnectionAgeGraceSeconds: 30
+  minClientPingIntervalSeconds: 20
+  grpcMemoryQuotaBytes: 268435456
   tokenReviewBurst: 40
   tokenReviewsPerSecondPerAddress: 2
   tokenReviewBurstPerAddress: 4
@@ -94,6 +100,12 @@ limits:
   EXPECT_EQ(config->limits.token_reviews.per_identity_per_second, 2);
   EXPECT_EQ(config->limits.token_reviews.per_identity_burst, 4);
   EXPECT_EQ(config->limits.token_reviews.what, "TokenReview");
+  EXPECT_EQ(config->limits.transport.max_concurrent_streams, 100u);
+  EXPECT_EQ(config->limits.transport.max_connection_idle, absl::Seconds(60));
+  EXPECT_EQ(config->limits.transport.max_connection_age, absl::Seconds(600));
+  EXPECT_EQ(config->limits.transport.max_connection_age_grace, absl::Seconds(30));
+  EXPECT_EQ(config->limits.transport.min_ping_interval, absl::Seconds(20));
+  EXPECT_EQ(config->limits.transport.memory_quota_bytes, 268435456u);
   EXPECT_TRUE(IsSensitive(*config, ResourceConfig{"example.com", "", "tokens"}));
   // Secrets stay sensitive whatever the list says.
   EXPECT_TRUE(IsSensitive(*config, ResourceConfig{"", "", "secrets"}));

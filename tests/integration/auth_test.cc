@@ -697,6 +697,42 @@ TEST_F(LimitsTest, AWatchThatCannotBeReauthorizedEndsAfterTheGrace) {
   EXPECT_LT(took, absl::Seconds(8)) << took;
 }
 
+// An old connection is asked to go away and its streams are cut after the
+// grace, so long-lived clients spread again over replicas; the client
+// reconnects and carries on.
+TEST_F(LimitsTest, OldConnectionsAreClosedAfterTheirGrace) {
+  std::string ns = CreateTestNamespace("limits-age");
+  CreateConfigMap(ns, "seed", {});
+  InProcessServerOptions options;
+  options.transport.max_connection_age = absl::Seconds(1);
+  options.transport.max_connection_age_grace = absl::Seconds(1);
+  InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
+  server.WaitSynced();
+  v1::WatchRequest request;
+  request.mutable_resource()->set_resource("configmaps");
+  request.set_namespace_(ns);
+  request.set_resource_version("0");
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
+  absl::Time start = absl::Now();
+  auto reader = server.stub().Watch(&context, request);
+  v1::WatchEvent event;
+  ASSERT_TRUE(reader->Read(&event));
+  while (reader->Read(&event)) {
+  }
+  grpc::Status status = reader->Finish();
+  absl::Duration lasted = absl::Now() - start;
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+  // Age (jittered by up to 10%) plus grace.
+  EXPECT_LT(lasted, absl::Seconds(10)) << lasted;
+  grpc::ClientContext again;
+  again.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
+  auto second = server.stub().Watch(&again, request);
+  EXPECT_TRUE(second->Read(&event)) << "the client reconnects";
+  again.TryCancel();
+  second->Finish();
+}
+
 // A flood of made-up tokens from one address: the TokenReviews it costs the
 // apiserver are bounded by that address's budget, and a caller whose token
 // is known is not slowed down.

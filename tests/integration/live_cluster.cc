@@ -18,6 +18,7 @@
 #include "rapidjson/writer.h"
 #include "server/kube/discovery.h"
 #include "server/kube/kubeconfig.h"
+#include "server/service/transport.h"
 
 namespace informerd::testing {
 namespace {
@@ -230,7 +231,7 @@ InProcessServer::InProcessServer(const std::vector<config::ResourceConfig>& reso
   if (credentials == nullptr) credentials = grpc::InsecureServerCredentials();
   builder.AddListeningPort("127.0.0.1:0", credentials, &port_);
   builder.RegisterService(service_.get());
-  builder.SetMaxReceiveMessageSize(service::CacheService::kMaxRequestBytes);
+  service::ConfigureTransport(server_options.transport, &builder);
   server_ = builder.BuildAndStart();
   if (server_ == nullptr || port_ == 0) Die("cannot start the gRPC server");
   stub_ = v1::Cache::NewStub(grpc::CreateChannel(absl::StrCat("127.0.0.1:", port_),

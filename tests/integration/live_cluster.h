@@ -20,6 +20,7 @@
 #include "server/metrics/metrics.h"
 #include "server/service/cache_service.h"
 #include "server/service/served_resource.h"
+#include "server/limits/transport_limits.h"
 
 namespace informerd::testing {
 
@@ -79,6 +80,7 @@ struct InProcessServerOptions {
   // ServedResourceOptions::streaming_list: false makes the upstream state
   // come by paged LIST even where the apiserver streams it.
   bool streaming_list = true;
+  limits::TransportLimits transport;
 };
 
 // The served resources and the gRPC server in front of them.
