@@ -306,6 +306,10 @@ class Parser {
         {"maxPageBytes", [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
            return p.Size(v, k, 1024, 4 << 20, &o->max_page_bytes);
          }},
+        {"stalledStreamSeconds",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Seconds(v, k, 1, 86400, &o->stalled_stream_timeout);
+         }},
         {"listSnapshotMaxAgeSeconds",
          [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
            return p.Seconds(v, k, 1, 3600, &o->list_snapshot_max_age);

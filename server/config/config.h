@@ -102,6 +102,8 @@ struct Config {
   absl::Duration read_wait = absl::Seconds(3);
   absl::Duration bookmark_interval = absl::Minutes(1);
   size_t max_page_bytes = 3 << 20;
+  // See CacheServiceOptions::stalled_stream_timeout.
+  absl::Duration stalled_stream_timeout = absl::Minutes(2);
   // See CacheServiceOptions::max_list_snapshot_age.
   absl::Duration list_snapshot_max_age = absl::Minutes(5);
   // Streaming lists upstream where the API server allows them (flag

@@ -24,6 +24,7 @@ readWaitSeconds: 5
 bookmarkIntervalSeconds: 30
 maxPageBytes: 100000
 listSnapshotMaxAgeSeconds: 60
+stalledStreamSeconds: 30
 )", "test.yaml");
   ASSERT_TRUE(config.ok()) << config.status();
   ASSERT_EQ(config->resources.size(), 2u);
@@ -34,6 +35,7 @@ listSnapshotMaxAgeSeconds: 60
   EXPECT_EQ(config->history.max_events, 1000u);
   EXPECT_EQ(config->read_wait, absl::Seconds(5));
   EXPECT_EQ(config->list_snapshot_max_age, absl::Seconds(60));
+  EXPECT_EQ(config->stalled_stream_timeout, absl::Seconds(30));
 }
 
 TEST(Config, ParsesSecurityKeys) {

@@ -118,7 +118,8 @@ CacheService::CacheService(const ResourceRegistry* registry, metrics::Metrics* m
                             options.max_waiting_reads_per_identity, options.max_waiting_reads),
       rate_limiter_(options.rates),
       token_review_limiter_(options.token_reviews),
-      continue_tokens_(options.max_list_snapshot_age) {
+      continue_tokens_(options.max_list_snapshot_age),
+      watches_(options.stalled_stream_timeout) {
   if (options_.authorizer != nullptr) {
     review_workers_ = std::make_unique<auth::ReviewWorkers>(/*max_queued=*/1024, /*threads=*/4);
   }
@@ -417,6 +418,7 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::Watch(
     metrics_->ObserveRpc("Watch", std::to_string(static_cast<int>(status.error_code())), 0);
     return new FailedWatch(status);
   }
+  stream->set_context(context);
   stream->Begin();
   if (after_begin) after_begin();
   return stream;

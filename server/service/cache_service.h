@@ -41,6 +41,9 @@ struct CacheServiceOptions {
   // under gRPC's default 4 MiB receive limit.
   size_t max_page_bytes = 3 << 20;
   absl::Duration bookmark_interval = absl::Minutes(1);
+  // A Watch whose client has not accepted a write for this long ends
+  // (RESOURCE_EXHAUSTED, the RPC cancelled), in its initial events as later.
+  absl::Duration stalled_stream_timeout = absl::Minutes(2);
   // Null: every caller may read everything served (auth mode none).
   // Otherwise it must outlive the service.
   auth::Authorizer* authorizer = nullptr;

@@ -216,6 +216,22 @@ void WatchStream::End(const grpc::Status& status, const std::string& reason) {
   FinishLocked(status, reason);
 }
 
+void WatchStream::EndIfStalled(absl::Time now, absl::Duration stalled_after) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (finished_ || !write_in_flight_ || now - last_write_ < stalled_after) return;
+    metrics_->RequestRejected("Watch", "stalled");
+    FinishLocked(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                              absl::StrCat("the client has not read this watch for ",
+                                           absl::FormatDuration(stalled_after),
+                                           "; resume from resource_version ", sent_version_)),
+                 "stalled");
+  }
+  // gRPC runs the reactions this causes (OnCancel, OnDone) on its own
+  // threads, never inside TryCancel, as it does for Finish.
+  if (context_ != nullptr) context_->TryCancel();
+}
+
 void WatchStream::FinishLocked(const grpc::Status& status, const std::string& reason) {
   if (finished_) return;
   finished_ = true;
@@ -228,6 +244,29 @@ void WatchStream::OnDone() {
   registry_->Remove(this);
   metrics_->WatchersOpen(resource_name_).Decrement();
   delete this;
+}
+
+WatchRegistry::WatchRegistry(absl::Duration stalled_after) : stalled_after_(stalled_after) {
+  if (stalled_after_ > absl::ZeroDuration()) sweeper_ = std::thread([this] { SweepStalled(); });
+}
+
+WatchRegistry::~WatchRegistry() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  if (sweeper_.joinable()) sweeper_.join();
+}
+
+void WatchRegistry::SweepStalled() {
+  absl::MutexLock lock(&mu_);
+  while (true) {
+    auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
+    if (mu_.AwaitWithTimeout(absl::Condition(&stopping), absl::Seconds(1))) return;
+    // As in EndAll: ending a stream does not call back into the registry.
+    absl::Time now = absl::Now();
+    for (WatchStream* stream : streams_) stream->EndIfStalled(now, stalled_after_);
+  }
 }
 
 void WatchRegistry::Add(WatchStream* stream) {

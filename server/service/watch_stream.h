@@ -28,6 +28,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <grpcpp/grpcpp.h>
@@ -98,6 +99,14 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   // Ends the stream with `status` (used at server shutdown).
   void End(const grpc::Status& status, const std::string& reason);
 
+  // Ends the stream if a write has waited for the client longer than
+  // `stalled_after`: the client is not reading, and what the stream holds
+  // (its initial objects, its write) must not stay for ever. The RPC is
+  // cancelled, since a status cannot pass the unread data before it.
+  // `context` is the stream's, for that cancellation.
+  void EndIfStalled(absl::Time now, absl::Duration stalled_after);
+  void set_context(grpc::CallbackServerContext* context) { context_ = context; }
+
   void OnWriteDone(bool ok) override;
   void OnCancel() override;
   void OnDone() override;
@@ -139,6 +148,7 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   prometheus::Counter& dispatched_;
   std::shared_ptr<WakeHandle> wake_handle_;
   const limits::ConcurrencyLimiter::Permit permit_;
+  grpc::CallbackServerContext* context_ = nullptr;  // set before Begin
 
   absl::Mutex mu_;
   // False until a deferred start arrives; nothing is written before.
@@ -163,6 +173,13 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 // The open streams, so shutdown can end them all with UNAVAILABLE.
 class WatchRegistry {
  public:
+  // With stalled_after > 0, a thread ends every second the streams whose
+  // client has not accepted a write for that long (EndIfStalled).
+  explicit WatchRegistry(absl::Duration stalled_after = absl::ZeroDuration());
+  ~WatchRegistry();
+  WatchRegistry(const WatchRegistry&) = delete;
+  WatchRegistry& operator=(const WatchRegistry&) = delete;
+
   void Add(WatchStream* stream);
   void Remove(WatchStream* stream);
   // Ends every open stream; later Adds are ended at once.
@@ -170,10 +187,15 @@ class WatchRegistry {
   size_t size() const;
 
  private:
+  void SweepStalled();
+
+  const absl::Duration stalled_after_;
   mutable absl::Mutex mu_;
   std::vector<WatchStream*> streams_ ABSL_GUARDED_BY(mu_);
   bool ended_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   grpc::Status end_status_ ABSL_GUARDED_BY(mu_);
+  std::thread sweeper_;
 };
 
 }  // namespace informerd::service

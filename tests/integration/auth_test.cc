@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <grpcpp/create_channel.h>
 #include <gtest/gtest.h>
 
 #include "absl/strings/escaping.h"
@@ -731,6 +732,59 @@ TEST_F(LimitsTest, OldConnectionsAreClosedAfterTheirGrace) {
   EXPECT_TRUE(second->Read(&event)) << "the client reconnects";
   again.TryCancel();
   second->Finish();
+}
+
+// Clients that open WatchLists and never read them hold nothing for long:
+// each stream ends once a write has waited stalled_stream_timeout, in its
+// initial events.
+TEST_F(LimitsTest, StalledWatchesEnd) {
+  std::string ns = CreateTestNamespace("limits-stalled");
+  const std::string data(4000, 'd');
+  constexpr int kObjects = 100;
+  for (int i = 0; i < kObjects; ++i) CreateConfigMap(ns, absl::StrCat("cm-", i), {}, data);
+  InProcessServerOptions options;
+  options.service.stalled_stream_timeout = absl::Seconds(2);
+  InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
+  server.WaitSynced();
+  // A client that does not read: its windows stay small (no BDP probing,
+  // 1 KB of lookahead), so the server's writes wait for it.
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+  args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 1024);
+  std::unique_ptr<v1::Cache::Stub> stub = v1::Cache::NewStub(grpc::CreateCustomChannel(
+      absl::StrCat("127.0.0.1:", server.port()), grpc::InsecureChannelCredentials(), args));
+  v1::WatchRequest request;
+  request.mutable_resource()->set_resource("configmaps");
+  request.set_namespace_(ns);
+  request.set_send_initial_events(true);
+  request.set_allow_bookmarks(true);
+  constexpr int kStreams = 20;
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<std::unique_ptr<grpc::ClientReader<v1::WatchEvent>>> readers;
+  for (int i = 0; i < kStreams; ++i) {
+    contexts.push_back(std::make_unique<grpc::ClientContext>());
+    contexts.back()->set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
+    readers.push_back(stub->Watch(contexts.back().get(), request));
+  }
+  absl::Time deadline = absl::Now() + absl::Seconds(30);
+  while (server.open_watches() < kStreams && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(50));  // polling a condition
+  }
+  ASSERT_EQ(server.open_watches(), static_cast<size_t>(kStreams));
+  absl::Time opened = absl::Now();
+  while (server.open_watches() > 0 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(50));  // polling a condition
+  }
+  EXPECT_EQ(server.open_watches(), 0u);
+  EXPECT_LT(absl::Now() - opened, absl::Seconds(10));
+  for (auto& reader : readers) {
+    v1::WatchEvent event;
+    int events = 0;
+    while (reader->Read(&event)) ++events;
+    grpc::Status status = reader->Finish();
+    EXPECT_FALSE(status.ok());
+    EXPECT_LT(events, kObjects) << "the stream ended before its initial events were all sent";
+  }
 }
 
 // A flood of made-up tokens from one address: the TokenReviews it costs the

@@ -98,6 +98,7 @@ class InProcessServer {
   // The loopback port the gRPC server listens on.
   int port() const { return port_; }
   service::ResourceRegistry& registry() { return registry_; }
+  size_t open_watches() const { return service_->open_watches(); }
   // Blocks until every resource is synced.
   void WaitSynced();
 
