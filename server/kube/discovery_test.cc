@@ -141,5 +141,29 @@ TEST_F(DiscoveryTest, ServerErrorsAndGarbageAreReported) {
             absl::StatusCode::kDataLoss);
 }
 
+// DiscoverFrom reads what it is given, asking for the two documents in
+// order; no server needed.
+TEST(DiscoverFromTest, ReadsTheDocumentsGiven) {
+  std::vector<std::string> asked;
+  auto get = [&](const std::string& path) -> absl::StatusOr<HttpResponse> {
+    asked.push_back(path);
+    if (path == "/api") return HttpResponse{200, {}, R"({"versions":["v1"]})"};
+    return HttpResponse{200, {}, R"({"resources":[{"name":"configmaps",
+        "namespaced":true,"kind":"ConfigMap","verbs":["list","watch"]}]})"};
+  };
+  absl::StatusOr<ResourceInfo> info = DiscoverFrom(get, "", "", "configmaps");
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->kind, "ConfigMap");
+  EXPECT_EQ(info->version, "v1");
+  EXPECT_TRUE(info->namespaced);
+  EXPECT_EQ(asked, (std::vector<std::string>{"/api", "/api/v1"}));
+  // A failed GET is the answer, unchanged.
+  auto refused = [](const std::string&) -> absl::StatusOr<HttpResponse> {
+    return absl::UnavailableError("connection refused");
+  };
+  EXPECT_EQ(DiscoverFrom(refused, "", "", "configmaps").status(),
+            absl::UnavailableError("connection refused"));
+}
+
 }  // namespace
 }  // namespace informerd::kube
