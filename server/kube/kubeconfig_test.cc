@@ -231,5 +231,35 @@ TEST_F(KubeconfigTest, InClusterConfig) {
   EXPECT_EQ(config.status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
+// ParseKubeconfig reads text, and the files it names through the reader
+// given, relative to the named file's directory; no file system needed.
+TEST(ParseKubeconfigTest, ReadsReferencedFilesThroughTheReader) {
+  std::vector<std::string> read;
+  auto reader = [&](const std::string& path) -> absl::StatusOr<std::string> {
+    read.push_back(path);
+    if (path == "/etc/kube/ca.crt") return std::string("CA");
+    return absl::NotFoundError("gone");
+  };
+  absl::StatusOr<ClusterConfig> config = ParseKubeconfig(R"(
+current-context: c
+contexts: [{name: c, context: {cluster: k}}]
+clusters: [{name: k, cluster: {server: "http://h:1/", certificate-authority: ca.crt}}]
+)",
+                                                         "/etc/kube/config", "", reader);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->server, "http://h:1");
+  EXPECT_EQ(config->ca_pem, "CA");
+  EXPECT_EQ(read, std::vector<std::string>{"/etc/kube/ca.crt"});
+
+  absl::StatusOr<ClusterConfig> missing = ParseKubeconfig(R"(
+contexts: [{name: c, context: {cluster: k}}]
+clusters: [{name: k, cluster: {server: "http://h", certificate-authority: /x}}]
+)",
+                                                          "/etc/kube/config", "c", reader);
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(missing.status().message(),
+              HasSubstr("clusters[0].cluster.certificate-authority: gone"));
+}
+
 }  // namespace
 }  // namespace informerd::kube
