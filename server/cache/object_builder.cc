@@ -54,6 +54,38 @@ std::string ScalarText(const rapidjson::Value* value) {
   return "";
 }
 
+// Whether `text` is well-formed UTF-8 (RFC 3629: no overlong forms, no
+// surrogates, nothing past U+10FFFF), as a proto3 string must be.
+bool IsUtf8(std::string_view text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const auto* end = p + text.size();
+  while (p < end) {
+    const unsigned char c = *p++;
+    if (c < 0x80) continue;
+    size_t continuation;
+    unsigned char min = 0x80, max = 0xBF;  // bounds of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      continuation = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      continuation = 2;
+      if (c == 0xE0) min = 0xA0;  // overlong
+      if (c == 0xED) max = 0x9F;  // surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      continuation = 3;
+      if (c == 0xF0) min = 0x90;  // overlong
+      if (c == 0xF4) max = 0x8F;  // past U+10FFFF
+    } else {
+      return false;
+    }
+    if (static_cast<size_t>(end - p) < continuation || *p < min || *p > max) return false;
+    for (size_t i = 1; i < continuation; ++i) {
+      if (p[i] < 0x80 || p[i] > 0xBF) return false;
+    }
+    p += continuation;
+  }
+  return true;
+}
+
 absl::Status Invalid(const std::string& field, const std::string& reason) {
   return absl::InvalidArgumentError(absl::StrCat("object ", field, ": ", reason));
 }
@@ -101,6 +133,18 @@ absl::StatusOr<ObjectPtr> BuildObject(rapidjson::Value& object,
           std::string(label.value.GetString(), label.value.GetStringLength()));
     }
     std::sort(meta.labels.begin(), meta.labels.end());
+  }
+  // These go into the informerd.v1.Object's string fields, which a client
+  // refuses to decode unless they are UTF-8: one such object would fail
+  // every List page and Watch that carries it. (The apiserver's validation
+  // keeps names and labels ASCII; this holds if it did not.)
+  for (const auto& [field, text] : {std::pair<const char*, const std::string*>{"metadata.name", &meta.name},
+                                    {"metadata.namespace", &meta.namespace_},
+                                    {"metadata.uid", &meta.uid}}) {
+    if (!IsUtf8(*text)) return Invalid(field, "is not UTF-8");
+  }
+  for (const auto& [key, value] : meta.labels) {
+    if (!IsUtf8(key) || !IsUtf8(value)) return Invalid("metadata.labels", "are not UTF-8");
   }
 
   if (schema.strip_managed_fields) RemovePath(object, "metadata.managedFields");

@@ -143,6 +143,39 @@ TEST(ObjectBuilder, RejectsMalformedMetadataNamingTheField) {
   }
 }
 
+// Found by object_builder_fuzzer: a name or label that is not UTF-8 was
+// cached, and its informerd.v1.Object then failed to decode (proto3 string
+// fields must be UTF-8), failing every List page and Watch carrying it.
+TEST(ObjectBuilder, RejectsMetadataThatIsNotUtf8) {
+  const std::string invalid[] = {
+      "\xff", "a\xc0\xafb" /* overlong '/' */, "\xed\xa0\x80" /* surrogate */,
+      "\xf4\x90\x80\x80" /* past U+10FFFF */, "\xe2\x82" /* cut short */};
+  for (const std::string& bad : invalid) {
+    const std::string cases[] = {
+        R"({"metadata":{"name":")" + bad + R"(","resourceVersion":"1"}})",
+        R"({"metadata":{"name":"a","namespace":")" + bad + R"(","resourceVersion":"1"}})",
+        R"({"metadata":{"name":"a","uid":")" + bad + R"(","resourceVersion":"1"}})",
+        R"({"metadata":{"name":"a","resourceVersion":"1","labels":{"k":")" + bad + R"("}}})",
+        R"({"metadata":{"name":"a","resourceVersion":"1","labels":{")" + bad + R"(":"v"}}})",
+    };
+    for (const std::string& json : cases) {
+      absl::StatusOr<ObjectPtr> object = Build(json);
+      EXPECT_EQ(object.status().code(), absl::StatusCode::kInvalidArgument) << json;
+      // The bytes are not echoed into the log line the rejection becomes.
+      EXPECT_EQ(object.status().message().find(bad), std::string_view::npos);
+    }
+  }
+  // Well-formed UTF-8 beyond ASCII is kept, and decodes.
+  absl::StatusOr<ObjectPtr> object = Build(
+      R"({"metadata":{"name":"caf\u00e9-\u20ac-\ud83d\ude00","resourceVersion":"1",)"
+      R"("labels":{"k":"\u00e9"}}})");
+  ASSERT_TRUE(object.ok()) << object.status();
+  v1::Object message;
+  ASSERT_TRUE(message.ParseFromArray((*object)->wire().begin(),
+                                     static_cast<int>((*object)->wire().size())));
+  EXPECT_EQ(message.name(), "caf\xc3\xa9-\xe2\x82\xac-\xf0\x9f\x98\x80");
+}
+
 TEST(ObjectBuilder, SharedFromThisGivesTheOwningPointer) {
   ObjectPtr object = MakeTestObject({.name = "a"});
   EXPECT_EQ(object->shared_from_this().get(), object.get());
