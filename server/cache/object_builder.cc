@@ -31,16 +31,24 @@ const rapidjson::Value* FindPath(const rapidjson::Value& root,
   return value;
 }
 
-void RemovePath(rapidjson::Value& root, std::string_view path) {
-  size_t dot = path.rfind('.');
-  rapidjson::Value* parent = &root;
-  if (dot != std::string_view::npos) {
-    parent = const_cast<rapidjson::Value*>(FindPath(root, path.substr(0, dot)));
-    if (parent == nullptr) return;
+// Removes the field at `path` wherever it is: JSON allows a name twice in
+// an object (RapidJSON keeps both, and a client decoding the cached JSON
+// reads the last), so every member of that name is removed, under every
+// parent of the path's name.
+void RemovePath(rapidjson::Value& object, std::string_view path) {
+  if (!object.IsObject()) return;
+  const size_t dot = path.find('.');
+  const std::string_view head = path.substr(0, dot);
+  for (auto it = object.MemberBegin(); it != object.MemberEnd();) {
+    if (std::string_view(it->name.GetString(), it->name.GetStringLength()) != head) {
+      ++it;
+    } else if (dot == std::string_view::npos) {
+      it = object.EraseMember(it);
+    } else {
+      RemovePath(it->value, path.substr(dot + 1));
+      ++it;
+    }
   }
-  if (!parent->IsObject()) return;
-  std::string_view leaf = dot == std::string_view::npos ? path : path.substr(dot + 1);
-  parent->RemoveMember(rapidjson::Value(rapidjson::StringRef(leaf.data(), leaf.size())));
 }
 
 // Field selectors compare strings; the apiserver renders scalars the same way.
@@ -133,6 +141,13 @@ absl::StatusOr<ObjectPtr> BuildObject(rapidjson::Value& object,
           std::string(label.value.GetString(), label.value.GetStringLength()));
     }
     std::sort(meta.labels.begin(), meta.labels.end());
+    // JSON allows a key twice; selectors would see both values, the proto
+    // map and a client decoding the JSON only one.
+    if (std::adjacent_find(meta.labels.begin(), meta.labels.end(), [](const auto& a, const auto& b) {
+          return a.first == b.first;
+        }) != meta.labels.end()) {
+      return Invalid("metadata.labels", "a key is given twice");
+    }
   }
   // These go into the informerd.v1.Object's string fields, which a client
   // refuses to decode unless they are UTF-8: one such object would fail

@@ -133,6 +133,10 @@ TEST(ObjectBuilder, RejectsMalformedMetadataNamingTheField) {
       {"{\"metadata\":{\"name\":\"a\"}}", "metadata.resourceVersion"},
       {"{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"x1\"}}", "metadata.resourceVersion"},
       {"{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"1\",\"labels\":{\"k\":1}}}", "metadata.labels"},
+      // Found by object_builder_fuzzer: a label key twice was cached with both
+      // values, though the wire's labels map and JSON clients keep one.
+      {"{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"1\",\"labels\":{\"k\":\"1\",\"k\":\"2\"}}}",
+       "metadata.labels"},
   };
   for (const Case& c : cases) {
     absl::StatusOr<ObjectPtr> object = Build(c.json);
@@ -174,6 +178,24 @@ TEST(ObjectBuilder, RejectsMetadataThatIsNotUtf8) {
   ASSERT_TRUE(message.ParseFromArray((*object)->wire().begin(),
                                      static_cast<int>((*object)->wire().size())));
   EXPECT_EQ(message.name(), "caf\xc3\xa9-\xe2\x82\xac-\xf0\x9f\x98\x80");
+}
+
+// Found by object_builder_fuzzer: with a name twice in an object (valid
+// JSON; a client reads the last), only the first was dropped, so a field the
+// schema drops (or managedFields) was still cached and served.
+TEST(ObjectBuilder, DropsEveryDuplicateOfADroppedField) {
+  ObjectSchema schema;
+  schema.drop_fields = {"metadata.annotations"};
+  absl::StatusOr<ObjectPtr> object = Build(
+      R"({"metadata":{"name":"a","managedFields":[1],"annotations":{"s":"1"},)"
+      R"("resourceVersion":"1","managedFields":[2],"annotations":{"s":"2"}},)"
+      R"("spec":{"k":1},"metadata":{"annotations":{"s":"3"},"x":0}})",
+      schema);
+  ASSERT_TRUE(object.ok()) << object.status();
+  // The other members keep their order.
+  EXPECT_EQ((*object)->json(),
+            R"({"metadata":{"name":"a","resourceVersion":"1"},"spec":{"k":1},)"
+            R"("metadata":{"x":0}})");
 }
 
 TEST(ObjectBuilder, SharedFromThisGivesTheOwningPointer) {
