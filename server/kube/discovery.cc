@@ -104,6 +104,21 @@ absl::StatusOr<std::string> ResolveVersion(DiscoveryGet get,
   return not_served;
 }
 
+// Whether `name` can be an API version ("v1", "v2beta1"): a DNS-1035 label,
+// as Kubernetes requires of every group version. The version goes into
+// every list and watch URL unescaped, so nothing else is taken from the
+// server.
+bool IsVersionName(std::string_view name) {
+  if (name.empty() || name.size() > 63 || name.front() < 'a' || name.front() > 'z' ||
+      name.back() == '-') {
+    return false;
+  }
+  for (char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+  }
+  return true;
+}
+
 bool HasVerb(const ResourceInfo& info, std::string_view verb) {
   return std::find(info.verbs.begin(), info.verbs.end(), verb) !=
          info.verbs.end();
@@ -118,6 +133,11 @@ absl::StatusOr<ResourceInfo> DiscoverFrom(DiscoveryGet get,
   absl::StatusOr<std::string> resolved =
       ResolveVersion(get, group, version, resource);
   if (!resolved.ok()) return resolved.status();
+  if (!IsVersionName(*resolved)) {
+    return absl::DataLossError(absl::StrCat(
+        "discovery: the API server's version for ",
+        QualifiedName(group, "", resource), " is not a DNS label"));
+  }
 
   const std::string path =
       group.empty() ? absl::StrCat("/api/", *resolved)

@@ -81,6 +81,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       !Has(info->verbs, "list") || !Has(info->verbs, "watch")) {
     abort();
   }
+  // The version goes into URLs unescaped: a DNS-1035 label only.
+  if (info->version.size() > 63 || info->version.front() < 'a' || info->version.front() > 'z') {
+    abort();
+  }
+  for (char c : info->version) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) abort();
+  }
   const std::string path = informerd::kube::CollectionPath(*info, "ns/../x y");
   const std::string prefix = group.empty() ? "/api/" : "/apis/apps/";
   const std::string suffix = "/" + resource;

@@ -179,7 +179,14 @@ absl::Status KubeconfigReader::ReadCluster(const YAML::Node& root,
                  absl::StrCat("must be an http(s) URL, not \"", *server, "\""));
   }
   config->server = *server;
-  while (absl::EndsWith(config->server, "/")) config->server.pop_back();
+  // Trailing slashes go, but not the scheme's: "https://" names no host.
+  const size_t host = config->server.find("://") + 3;
+  while (config->server.size() > host && config->server.back() == '/') {
+    config->server.pop_back();
+  }
+  if (config->server.size() == host) {
+    return Error(field + ".server", absl::StrCat("\"", *server, "\" names no host"));
+  }
 
   absl::StatusOr<std::string> ca = DataOrFile(
       cluster, field, "certificate-authority-data", "certificate-authority");

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -158,6 +159,17 @@ contexts: [{name: c, context: {cluster: k}}]
 clusters: [{name: k, cluster: {server: "ftp://h"}}]
 )").message(),
               HasSubstr("clusters[0].cluster.server: must be an http(s) URL"));
+  // Found by kubeconfig_fuzzer: stripping trailing slashes ate the scheme's,
+  // turning "https://" into the server "https:".
+  for (const char* server : {"https://", "http:///"}) {
+    EXPECT_THAT(LoadError(absl::StrCat(R"(
+current-context: c
+contexts: [{name: c, context: {cluster: k}}]
+clusters: [{name: k, cluster: {server: ")", server, R"("}}]
+)")).message(),
+                HasSubstr("clusters[0].cluster.server: \"" + std::string(server) +
+                          "\" names no host"));
+  }
   EXPECT_THAT(LoadError(R"(
 current-context: c
 contexts: [{name: c, context: {cluster: k}}]
