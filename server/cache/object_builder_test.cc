@@ -152,7 +152,7 @@ TEST(ObjectBuilder, RejectsMalformedMetadataNamingTheField) {
 // fields must be UTF-8), failing every List page and Watch carrying it.
 TEST(ObjectBuilder, RejectsMetadataThatIsNotUtf8) {
   const std::string invalid[] = {
-      "\xff", "a\xc0\xafb" /* overlong '/' */, "\xed\xa0\x80" /* surrogate */,
+      "\xff", "a\xc0\xaf" "b" /* overlong '/' */, "\xed\xa0\x80" /* surrogate */,
       "\xf4\x90\x80\x80" /* past U+10FFFF */, "\xe2\x82" /* cut short */};
   for (const std::string& bad : invalid) {
     const std::string cases[] = {
