@@ -31,16 +31,24 @@ const rapidjson::Value* FindPath(const rapidjson::Value& root,
   return value;
 }
 
-void RemovePath(rapidjson::Value& root, std::string_view path) {
-  size_t dot = path.rfind('.');
-  rapidjson::Value* parent = &root;
-  if (dot != std::string_view::npos) {
-    parent = const_cast<rapidjson::Value*>(FindPath(root, path.substr(0, dot)));
-    if (parent == nullptr) return;
+// Removes the field at `path` wherever it is: JSON allows a name twice in
+// an object (RapidJSON keeps both, and a client decoding the cached JSON
+// reads the last), so every member of that name is removed, under every
+// parent of the path's name.
+void RemovePath(rapidjson::Value& object, std::string_view path) {
+  if (!object.IsObject()) return;
+  const size_t dot = path.find('.');
+  const std::string_view head = path.substr(0, dot);
+  for (auto it = object.MemberBegin(); it != object.MemberEnd();) {
+    if (std::string_view(it->name.GetString(), it->name.GetStringLength()) != head) {
+      ++it;
+    } else if (dot == std::string_view::npos) {
+      it = object.EraseMember(it);
+    } else {
+      RemovePath(it->value, path.substr(dot + 1));
+      ++it;
+    }
   }
-  if (!parent->IsObject()) return;
-  std::string_view leaf = dot == std::string_view::npos ? path : path.substr(dot + 1);
-  parent->RemoveMember(rapidjson::Value(rapidjson::StringRef(leaf.data(), leaf.size())));
 }
 
 // Field selectors compare strings; the apiserver renders scalars the same way.
@@ -52,6 +60,38 @@ std::string ScalarText(const rapidjson::Value* value) {
   if (value->IsUint64()) return std::to_string(value->GetUint64());
   if (value->IsDouble()) return std::to_string(value->GetDouble());
   return "";
+}
+
+// Whether `text` is well-formed UTF-8 (RFC 3629: no overlong forms, no
+// surrogates, nothing past U+10FFFF), as a proto3 string must be.
+bool IsUtf8(std::string_view text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const auto* end = p + text.size();
+  while (p < end) {
+    const unsigned char c = *p++;
+    if (c < 0x80) continue;
+    size_t continuation;
+    unsigned char min = 0x80, max = 0xBF;  // bounds of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      continuation = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      continuation = 2;
+      if (c == 0xE0) min = 0xA0;  // overlong
+      if (c == 0xED) max = 0x9F;  // surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      continuation = 3;
+      if (c == 0xF0) min = 0x90;  // overlong
+      if (c == 0xF4) max = 0x8F;  // past U+10FFFF
+    } else {
+      return false;
+    }
+    if (static_cast<size_t>(end - p) < continuation || *p < min || *p > max) return false;
+    for (size_t i = 1; i < continuation; ++i) {
+      if (p[i] < 0x80 || p[i] > 0xBF) return false;
+    }
+    p += continuation;
+  }
+  return true;
 }
 
 absl::Status Invalid(const std::string& field, const std::string& reason) {
@@ -101,6 +141,25 @@ absl::StatusOr<ObjectPtr> BuildObject(rapidjson::Value& object,
           std::string(label.value.GetString(), label.value.GetStringLength()));
     }
     std::sort(meta.labels.begin(), meta.labels.end());
+    // JSON allows a key twice; selectors would see both values, the proto
+    // map and a client decoding the JSON only one.
+    if (std::adjacent_find(meta.labels.begin(), meta.labels.end(), [](const auto& a, const auto& b) {
+          return a.first == b.first;
+        }) != meta.labels.end()) {
+      return Invalid("metadata.labels", "a key is given twice");
+    }
+  }
+  // These go into the informerd.v1.Object's string fields, which a client
+  // refuses to decode unless they are UTF-8: one such object would fail
+  // every List page and Watch that carries it. (The apiserver's validation
+  // keeps names and labels ASCII; this holds if it did not.)
+  for (const auto& [field, text] : {std::pair<const char*, const std::string*>{"metadata.name", &meta.name},
+                                    {"metadata.namespace", &meta.namespace_},
+                                    {"metadata.uid", &meta.uid}}) {
+    if (!IsUtf8(*text)) return Invalid(field, "is not UTF-8");
+  }
+  for (const auto& [key, value] : meta.labels) {
+    if (!IsUtf8(key) || !IsUtf8(value)) return Invalid("metadata.labels", "are not UTF-8");
   }
 
   if (schema.strip_managed_fields) RemovePath(object, "metadata.managedFields");

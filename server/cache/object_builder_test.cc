@@ -133,6 +133,10 @@ TEST(ObjectBuilder, RejectsMalformedMetadataNamingTheField) {
       {"{\"metadata\":{\"name\":\"a\"}}", "metadata.resourceVersion"},
       {"{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"x1\"}}", "metadata.resourceVersion"},
       {"{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"1\",\"labels\":{\"k\":1}}}", "metadata.labels"},
+      // Found by object_builder_fuzzer: a label key twice was cached with both
+      // values, though the wire's labels map and JSON clients keep one.
+      {"{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"1\",\"labels\":{\"k\":\"1\",\"k\":\"2\"}}}",
+       "metadata.labels"},
   };
   for (const Case& c : cases) {
     absl::StatusOr<ObjectPtr> object = Build(c.json);
@@ -141,6 +145,57 @@ TEST(ObjectBuilder, RejectsMalformedMetadataNamingTheField) {
     EXPECT_NE(object.status().message().find(c.field), std::string_view::npos)
         << object.status() << " for " << c.json;
   }
+}
+
+// Found by object_builder_fuzzer: a name or label that is not UTF-8 was
+// cached, and its informerd.v1.Object then failed to decode (proto3 string
+// fields must be UTF-8), failing every List page and Watch carrying it.
+TEST(ObjectBuilder, RejectsMetadataThatIsNotUtf8) {
+  const std::string invalid[] = {
+      "\xff", "a\xc0\xaf" "b" /* overlong '/' */, "\xed\xa0\x80" /* surrogate */,
+      "\xf4\x90\x80\x80" /* past U+10FFFF */, "\xe2\x82" /* cut short */};
+  for (const std::string& bad : invalid) {
+    const std::string cases[] = {
+        R"({"metadata":{"name":")" + bad + R"(","resourceVersion":"1"}})",
+        R"({"metadata":{"name":"a","namespace":")" + bad + R"(","resourceVersion":"1"}})",
+        R"({"metadata":{"name":"a","uid":")" + bad + R"(","resourceVersion":"1"}})",
+        R"({"metadata":{"name":"a","resourceVersion":"1","labels":{"k":")" + bad + R"("}}})",
+        R"({"metadata":{"name":"a","resourceVersion":"1","labels":{")" + bad + R"(":"v"}}})",
+    };
+    for (const std::string& json : cases) {
+      absl::StatusOr<ObjectPtr> object = Build(json);
+      EXPECT_EQ(object.status().code(), absl::StatusCode::kInvalidArgument) << json;
+      // The bytes are not echoed into the log line the rejection becomes.
+      EXPECT_EQ(object.status().message().find(bad), std::string_view::npos);
+    }
+  }
+  // Well-formed UTF-8 beyond ASCII is kept, and decodes.
+  absl::StatusOr<ObjectPtr> object = Build(
+      R"({"metadata":{"name":"caf\u00e9-\u20ac-\ud83d\ude00","resourceVersion":"1",)"
+      R"("labels":{"k":"\u00e9"}}})");
+  ASSERT_TRUE(object.ok()) << object.status();
+  v1::Object message;
+  ASSERT_TRUE(message.ParseFromArray((*object)->wire().begin(),
+                                     static_cast<int>((*object)->wire().size())));
+  EXPECT_EQ(message.name(), "caf\xc3\xa9-\xe2\x82\xac-\xf0\x9f\x98\x80");
+}
+
+// Found by object_builder_fuzzer: with a name twice in an object (valid
+// JSON; a client reads the last), only the first was dropped, so a field the
+// schema drops (or managedFields) was still cached and served.
+TEST(ObjectBuilder, DropsEveryDuplicateOfADroppedField) {
+  ObjectSchema schema;
+  schema.drop_fields = {"metadata.annotations"};
+  absl::StatusOr<ObjectPtr> object = Build(
+      R"({"metadata":{"name":"a","managedFields":[1],"annotations":{"s":"1"},)"
+      R"("resourceVersion":"1","managedFields":[2],"annotations":{"s":"2"}},)"
+      R"("spec":{"k":1},"metadata":{"annotations":{"s":"3"},"x":0}})",
+      schema);
+  ASSERT_TRUE(object.ok()) << object.status();
+  // The other members keep their order.
+  EXPECT_EQ((*object)->json(),
+            R"({"metadata":{"name":"a","resourceVersion":"1"},"spec":{"k":1},)"
+            R"("metadata":{"x":0}})");
 }
 
 TEST(ObjectBuilder, SharedFromThisGivesTheOwningPointer) {

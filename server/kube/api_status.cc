@@ -7,10 +7,9 @@
 namespace informerd::kube {
 namespace {
 
-constexpr size_t kMaxMessageBytes = 512;
-
+// The member's text, cut to kMaxApiStatusTextBytes.
 std::string StringMember(const rapidjson::Value& object, const char* name) {
-  return std::string(json::StringMember(object, name));
+  return std::string(json::StringMember(object, name).substr(0, kMaxApiStatusTextBytes));
 }
 
 absl::StatusCode CanonicalCode(int http_status) {
@@ -55,7 +54,7 @@ ApiStatus ApiStatusFromResponse(int http_status, std::string_view body) {
   }
   ApiStatus status;
   status.code = http_status;
-  status.message = std::string(body.substr(0, kMaxMessageBytes));
+  status.message = std::string(body.substr(0, kMaxApiStatusTextBytes));
   return status;
 }
 

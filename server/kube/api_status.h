@@ -3,6 +3,7 @@
 #ifndef INFORMERD_SERVER_KUBE_API_STATUS_H_
 #define INFORMERD_SERVER_KUBE_API_STATUS_H_
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -11,14 +12,20 @@
 
 namespace informerd::kube {
 
+// The most of a response's text (message, reason) an ApiStatus keeps: it
+// explains an error in a log line or a status message, and the body can be
+// anything (a webhook's message, a proxy's HTML page).
+inline constexpr size_t kMaxApiStatusTextBytes = 512;
+
 struct ApiStatus {
   int code = 0;            // HTTP status code, e.g. 410
   std::string reason;      // machine-readable, e.g. "Expired"; may be empty
   std::string message;     // human-readable
 };
 
-// Reads a Status object. Missing fields stay empty/zero; never fails, since
-// a Status is only ever read to explain an error that already happened.
+// Reads a Status object. Missing fields stay empty/zero; text is cut to
+// kMaxApiStatusTextBytes. Never fails, since a Status is only ever read to
+// explain an error that already happened.
 ApiStatus ApiStatusFromJson(const rapidjson::Value& object);
 
 // Explains a non-2xx response: its body's Status when it is one, otherwise

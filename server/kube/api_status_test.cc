@@ -31,6 +31,18 @@ TEST(ApiStatusTest, LongGarbageBodyIsTruncated) {
   EXPECT_LE(status.message.size(), 512u);
 }
 
+// A Status can carry a webhook's message of any length; it is cut like a
+// garbage body, so no error message grows with what the apiserver relays.
+TEST(ApiStatusTest, LongStatusTextIsTruncated) {
+  const std::string long_text(10000, 'm');
+  const ApiStatus status = ApiStatusFromResponse(
+      500, R"({"kind":"Status","code":500,"reason":")" + long_text + R"(","message":")" +
+               long_text + R"("})");
+  EXPECT_EQ(status.code, 500);
+  EXPECT_EQ(status.message, long_text.substr(0, kMaxApiStatusTextBytes));
+  EXPECT_EQ(status.reason, long_text.substr(0, kMaxApiStatusTextBytes));
+}
+
 TEST(ApiStatusTest, StatusWithoutCodeTakesTheHttpCode) {
   const ApiStatus status =
       ApiStatusFromResponse(429, R"({"kind":"Status","message":"slow down"})");

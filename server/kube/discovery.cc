@@ -32,10 +32,10 @@ using json::ArrayMember;
 using json::StringMember;
 
 // GETs a discovery document. A 404 yields `not_found`.
-absl::StatusOr<rapidjson::Document> GetDocument(RestClient& client,
+absl::StatusOr<rapidjson::Document> GetDocument(DiscoveryGet get,
                                                 const std::string& path,
                                                 const absl::Status& not_found) {
-  absl::StatusOr<HttpResponse> response = client.Get(path);
+  absl::StatusOr<HttpResponse> response = get(path);
   if (!response.ok()) return response.status();
   if (response->status == 404) return not_found;
   if (response->status != 200) {
@@ -53,14 +53,14 @@ absl::StatusOr<rapidjson::Document> GetDocument(RestClient& client,
 
 // The version to use for `group`: `version` if the group serves it, else
 // the preferred one when `version` is empty.
-absl::StatusOr<std::string> ResolveVersion(RestClient& client,
+absl::StatusOr<std::string> ResolveVersion(DiscoveryGet get,
                                            std::string_view group,
                                            std::string_view version,
                                            std::string_view resource) {
   const absl::Status not_served = NotServed(group, version, resource);
   if (group.empty()) {
     absl::StatusOr<rapidjson::Document> api =
-        GetDocument(client, "/api", not_served);
+        GetDocument(get, "/api", not_served);
     if (!api.ok()) return api.status();
     const rapidjson::Value* versions = ArrayMember(*api, "versions");
     if (versions == nullptr) {
@@ -75,7 +75,7 @@ absl::StatusOr<std::string> ResolveVersion(RestClient& client,
     return not_served;
   }
   absl::StatusOr<rapidjson::Document> apis =
-      GetDocument(client, "/apis", not_served);
+      GetDocument(get, "/apis", not_served);
   if (!apis.ok()) return apis.status();
   const rapidjson::Value* groups = ArrayMember(*apis, "groups");
   if (groups == nullptr) {
@@ -104,6 +104,21 @@ absl::StatusOr<std::string> ResolveVersion(RestClient& client,
   return not_served;
 }
 
+// Whether `name` can be an API version ("v1", "v2beta1"): a DNS-1035 label,
+// as Kubernetes requires of every group version. The version goes into
+// every list and watch URL unescaped, so nothing else is taken from the
+// server.
+bool IsVersionName(std::string_view name) {
+  if (name.empty() || name.size() > 63 || name.front() < 'a' || name.front() > 'z' ||
+      name.back() == '-') {
+    return false;
+  }
+  for (char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+  }
+  return true;
+}
+
 bool HasVerb(const ResourceInfo& info, std::string_view verb) {
   return std::find(info.verbs.begin(), info.verbs.end(), verb) !=
          info.verbs.end();
@@ -111,20 +126,25 @@ bool HasVerb(const ResourceInfo& info, std::string_view verb) {
 
 }  // namespace
 
-absl::StatusOr<ResourceInfo> Discover(RestClient& client,
-                                      std::string_view group,
-                                      std::string_view version,
-                                      std::string_view resource) {
+absl::StatusOr<ResourceInfo> DiscoverFrom(DiscoveryGet get,
+                                          std::string_view group,
+                                          std::string_view version,
+                                          std::string_view resource) {
   absl::StatusOr<std::string> resolved =
-      ResolveVersion(client, group, version, resource);
+      ResolveVersion(get, group, version, resource);
   if (!resolved.ok()) return resolved.status();
+  if (!IsVersionName(*resolved)) {
+    return absl::DataLossError(absl::StrCat(
+        "discovery: the API server's version for ",
+        QualifiedName(group, "", resource), " is not a DNS label"));
+  }
 
   const std::string path =
       group.empty() ? absl::StrCat("/api/", *resolved)
                     : absl::StrCat("/apis/", std::string(group), "/", *resolved);
   const absl::Status not_served = NotServed(group, *resolved, resource);
   absl::StatusOr<rapidjson::Document> list =
-      GetDocument(client, path, not_served);
+      GetDocument(get, path, not_served);
   if (!list.ok()) return list.status();
   const rapidjson::Value* resources = ArrayMember(*list, "resources");
   if (resources == nullptr) {

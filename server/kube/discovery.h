@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "server/kube/rest_client.h"
 
@@ -21,14 +22,29 @@ struct ResourceInfo {
   std::vector<std::string> verbs;
 };
 
+// GETs a discovery document (a path such as "/apis").
+using DiscoveryGet =
+    absl::FunctionRef<absl::StatusOr<HttpResponse>(const std::string& path)>;
+
+// Discover, with the documents from `get`: the reading of what the API
+// server answers, apart from asking it, so it can be fuzzed.
+absl::StatusOr<ResourceInfo> DiscoverFrom(DiscoveryGet get,
+                                          std::string_view group,
+                                          std::string_view version,
+                                          std::string_view resource);
+
 // Looks up `resource` (plural name) in `group` at `version`, or at the
 // group's preferred version when `version` is empty. Fails with NOT_FOUND if
 // the server does not serve it, FAILED_PRECONDITION if it cannot be listed
 // and watched, UNAVAILABLE (or the server's error) if discovery itself fails.
-absl::StatusOr<ResourceInfo> Discover(RestClient& client,
-                                      std::string_view group,
-                                      std::string_view version,
-                                      std::string_view resource);
+inline absl::StatusOr<ResourceInfo> Discover(RestClient& client,
+                                             std::string_view group,
+                                             std::string_view version,
+                                             std::string_view resource) {
+  return DiscoverFrom(
+      [&client](const std::string& path) { return client.Get(path); }, group,
+      version, resource);
+}
 
 // The collection URL path, e.g. /apis/apps/v1/namespaces/ns/deployments;
 // `namespace_` empty means all namespaces. Cluster-scoped resources ignore

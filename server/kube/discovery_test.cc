@@ -2,7 +2,9 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "absl/strings/escaping.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/kube/fake_api_server.h"
@@ -139,6 +141,50 @@ TEST_F(DiscoveryTest, ServerErrorsAndGarbageAreReported) {
   Serve(server_, "/apis", R"({"groups":7})");
   EXPECT_EQ(Discover(*client_, "apps", "", "deployments").status().code(),
             absl::StatusCode::kDataLoss);
+}
+
+// Found by discovery_fuzzer: the server's version went into every list and
+// watch URL as it was, so "v1/../../x" or a CR LF could reshape the request.
+TEST(DiscoverFromTest, RejectsAVersionThatIsNotADnsLabel) {
+  const std::vector<std::string> versions = {
+      "v1/../../api/v1/secrets", "v1\r\nX: y", "V1", "1v", "v1-", "v1 ", std::string(64, 'v')};
+  for (const std::string& bad : versions) {
+    auto get = [&](const std::string& path) -> absl::StatusOr<HttpResponse> {
+      if (path == "/apis") {
+        return HttpResponse{200, {}, R"({"groups":[{"name":"apps","versions":[{"version":")" +
+                                         absl::CEscape(bad) + R"("}]}]})"};
+      }
+      return HttpResponse{200, {}, R"({"resources":[{"name":"deployments",
+          "kind":"Deployment","verbs":["list","watch"]}]})"};
+    };
+    EXPECT_EQ(DiscoverFrom(get, "apps", "", "deployments").status().code(),
+              absl::StatusCode::kDataLoss)
+        << bad;
+  }
+}
+
+// DiscoverFrom reads what it is given, asking for the two documents in
+// order; no server needed.
+TEST(DiscoverFromTest, ReadsTheDocumentsGiven) {
+  std::vector<std::string> asked;
+  auto get = [&](const std::string& path) -> absl::StatusOr<HttpResponse> {
+    asked.push_back(path);
+    if (path == "/api") return HttpResponse{200, {}, R"({"versions":["v1"]})"};
+    return HttpResponse{200, {}, R"({"resources":[{"name":"configmaps",
+        "namespaced":true,"kind":"ConfigMap","verbs":["list","watch"]}]})"};
+  };
+  absl::StatusOr<ResourceInfo> info = DiscoverFrom(get, "", "", "configmaps");
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->kind, "ConfigMap");
+  EXPECT_EQ(info->version, "v1");
+  EXPECT_TRUE(info->namespaced);
+  EXPECT_EQ(asked, (std::vector<std::string>{"/api", "/api/v1"}));
+  // A failed GET is the answer, unchanged.
+  auto refused = [](const std::string&) -> absl::StatusOr<HttpResponse> {
+    return absl::UnavailableError("connection refused");
+  };
+  EXPECT_EQ(DiscoverFrom(refused, "", "", "configmaps").status(),
+            absl::UnavailableError("connection refused"));
 }
 
 }  // namespace

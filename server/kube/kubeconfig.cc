@@ -47,10 +47,10 @@ std::string ResolveRelative(const std::string& dir, const std::string& path) {
 // type first so bad input becomes an error naming the field.
 class KubeconfigReader {
  public:
-  explicit KubeconfigReader(std::string path)
-      : path_(std::move(path)), dir_(DirectoryOf(path_)) {}
+  KubeconfigReader(std::string path, KubeconfigFileReader read_file)
+      : path_(std::move(path)), dir_(DirectoryOf(path_)), read_file_(read_file) {}
 
-  absl::StatusOr<ClusterConfig> Read(std::string_view context_name);
+  absl::StatusOr<ClusterConfig> Read(std::string_view text, std::string_view context_name);
 
  private:
   absl::Status Error(std::string_view field, std::string_view reason) const {
@@ -85,6 +85,7 @@ class KubeconfigReader {
 
   const std::string path_;
   const std::string dir_;
+  const KubeconfigFileReader read_file_;
 };
 
 absl::StatusOr<std::string> KubeconfigReader::Scalar(
@@ -150,7 +151,7 @@ absl::StatusOr<std::string> KubeconfigReader::DataOrFile(
   }
   if (file->empty()) return std::string();
   absl::StatusOr<std::string> contents =
-      ReadWholeFile(ResolveRelative(dir_, *file));
+      read_file_(ResolveRelative(dir_, *file));
   if (!contents.ok()) {
     return Error(absl::StrCat(parent_field, ".", file_key),
                  std::string(contents.status().message()));
@@ -178,7 +179,14 @@ absl::Status KubeconfigReader::ReadCluster(const YAML::Node& root,
                  absl::StrCat("must be an http(s) URL, not \"", *server, "\""));
   }
   config->server = *server;
-  while (absl::EndsWith(config->server, "/")) config->server.pop_back();
+  // Trailing slashes go, but not the scheme's: "https://" names no host.
+  const size_t host = config->server.find("://") + 3;
+  while (config->server.size() > host && config->server.back() == '/') {
+    config->server.pop_back();
+  }
+  if (config->server.size() == host) {
+    return Error(field + ".server", absl::StrCat("\"", *server, "\" names no host"));
+  }
 
   absl::StatusOr<std::string> ca = DataOrFile(
       cluster, field, "certificate-authority-data", "certificate-authority");
@@ -237,16 +245,10 @@ absl::Status KubeconfigReader::ReadUser(const YAML::Node& root,
 }
 
 absl::StatusOr<ClusterConfig> KubeconfigReader::Read(
-    std::string_view context_name) {
-  absl::StatusOr<std::string> text = ReadWholeFile(path_);
-  if (!text.ok()) {
-    return absl::Status(text.status().code(),
-                        absl::StrCat("kubeconfig ", path_, ": ",
-                                     text.status().message()));
-  }
+    std::string_view text, std::string_view context_name) {
   YAML::Node root;
   try {
-    root = YAML::Load(*text);
+    root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
     return Error("(document)", absl::StrCat("invalid YAML: ", e.what()));
   }
@@ -291,10 +293,23 @@ absl::StatusOr<ClusterConfig> KubeconfigReader::Read(
 
 absl::StatusOr<ClusterConfig> LoadKubeconfig(const std::string& path,
                                              std::string_view context) {
+  absl::StatusOr<std::string> text = ReadWholeFile(path);
+  if (!text.ok()) {
+    return absl::Status(text.status().code(),
+                        absl::StrCat("kubeconfig ", path, ": ",
+                                     text.status().message()));
+  }
+  return ParseKubeconfig(*text, path, context, ReadWholeFile);
+}
+
+absl::StatusOr<ClusterConfig> ParseKubeconfig(std::string_view yaml,
+                                              const std::string& path,
+                                              std::string_view context,
+                                              KubeconfigFileReader read_file) {
   // The reader checks node types before every access; this catch is the
   // backstop that keeps any exception yaml-cpp still throws from escaping.
   try {
-    return KubeconfigReader(path).Read(context);
+    return KubeconfigReader(path, read_file).Read(yaml, context);
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(
         absl::StrCat("kubeconfig ", path, ": ", e.what()));

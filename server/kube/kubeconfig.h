@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 
 namespace informerd::kube {
@@ -33,6 +34,18 @@ absl::StatusOr<ClusterConfig> LoadKubeconfig(const std::string& path,
 // insecure-skip-tls-verify (anyone on the path can pose as the API server
 // and take the credentials). Empty when it is https with verification.
 std::string InsecureTransport(const ClusterConfig& config);
+
+// Reads a file a kubeconfig refers to (certificate-authority, client-key, ...).
+using KubeconfigFileReader =
+    absl::FunctionRef<absl::StatusOr<std::string>(const std::string& path)>;
+
+// LoadKubeconfig of a kubeconfig's text `yaml`: `path` names the file in
+// errors and anchors relative references, which `read_file` reads. Every
+// error is INVALID_ARGUMENT.
+absl::StatusOr<ClusterConfig> ParseKubeconfig(std::string_view yaml,
+                                              const std::string& path,
+                                              std::string_view context,
+                                              KubeconfigFileReader read_file);
 
 inline constexpr char kServiceAccountDir[] =
     "/var/run/secrets/kubernetes.io/serviceaccount";

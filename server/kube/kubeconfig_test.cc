@@ -4,6 +4,7 @@
 #include <fstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -158,6 +159,17 @@ contexts: [{name: c, context: {cluster: k}}]
 clusters: [{name: k, cluster: {server: "ftp://h"}}]
 )").message(),
               HasSubstr("clusters[0].cluster.server: must be an http(s) URL"));
+  // Found by kubeconfig_fuzzer: stripping trailing slashes ate the scheme's,
+  // turning "https://" into the server "https:".
+  for (const char* server : {"https://", "http:///"}) {
+    EXPECT_THAT(LoadError(absl::StrCat(R"(
+current-context: c
+contexts: [{name: c, context: {cluster: k}}]
+clusters: [{name: k, cluster: {server: ")", server, R"("}}]
+)")).message(),
+                HasSubstr("clusters[0].cluster.server: \"" + std::string(server) +
+                          "\" names no host"));
+  }
   EXPECT_THAT(LoadError(R"(
 current-context: c
 contexts: [{name: c, context: {cluster: k}}]
@@ -240,6 +252,36 @@ TEST(InsecureTransport, NamesWhatIsInsecure) {
   config.insecure_skip_tls_verify = false;
   config.server = "http://api.example:8080";
   EXPECT_THAT(InsecureTransport(config), HasSubstr("http://api.example:8080 is plain http"));
+}
+
+// ParseKubeconfig reads text, and the files it names through the reader
+// given, relative to the named file's directory; no file system needed.
+TEST(ParseKubeconfigTest, ReadsReferencedFilesThroughTheReader) {
+  std::vector<std::string> read;
+  auto reader = [&](const std::string& path) -> absl::StatusOr<std::string> {
+    read.push_back(path);
+    if (path == "/etc/kube/ca.crt") return std::string("CA");
+    return absl::NotFoundError("gone");
+  };
+  absl::StatusOr<ClusterConfig> config = ParseKubeconfig(R"(
+current-context: c
+contexts: [{name: c, context: {cluster: k}}]
+clusters: [{name: k, cluster: {server: "http://h:1/", certificate-authority: ca.crt}}]
+)",
+                                                         "/etc/kube/config", "", reader);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->server, "http://h:1");
+  EXPECT_EQ(config->ca_pem, "CA");
+  EXPECT_EQ(read, std::vector<std::string>{"/etc/kube/ca.crt"});
+
+  absl::StatusOr<ClusterConfig> missing = ParseKubeconfig(R"(
+contexts: [{name: c, context: {cluster: k}}]
+clusters: [{name: k, cluster: {server: "http://h", certificate-authority: /x}}]
+)",
+                                                          "/etc/kube/config", "c", reader);
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(missing.status().message(),
+              HasSubstr("clusters[0].cluster.certificate-authority: gone"));
 }
 
 }  // namespace
