@@ -461,11 +461,41 @@ TEST_F(AuthTest, MalformedRequestsAreRefusedBeforeAnyReview) {
   EXPECT_LT(huge.error_message().size(), 400u);
 }
 
+// A fresh namespace with a "seed" ConfigMap, and bob's cluster-wide read,
+// visible to his token before the constructor returns and revoked (at the
+// latest) when the object goes.
+class BobCanRead {
+ public:
+  explicit BobCanRead(const std::string& namespace_prefix)
+      : ns(CreateTestNamespace(namespace_prefix)),
+        bob(ReadFileFromEnv("INFORMERD_BOB_TOKEN_FILE")),
+        grant_(absl::StrCat("informerd-", ns)) {
+    GrantBobClusterRead(grant_);
+    CreateConfigMap(ns, "seed", {});
+    AwaitApiStatus(*ClientWithToken(bob), absl::StrCat("/api/v1/namespaces/", ns, "/configmaps"),
+                   200);
+  }
+  ~BobCanRead() { Revoke(); }
+  void Revoke() {
+    if (revoked_) return;
+    revoked_ = true;
+    DeleteClusterGrant(grant_);
+  }
+
+  const std::string ns;
+  const std::string bob;
+
+ private:
+  const std::string grant_;
+  bool revoked_ = false;
+};
+
 class LimitsTest : public ::testing::Test {};
 
 TEST_F(LimitsTest, WatchLimitPerIdentityLeavesOthersAlone) {
-  std::string ns = CreateTestNamespace("authz-limits");
-  std::string bob = ReadFileFromEnv("INFORMERD_BOB_TOKEN_FILE");
+  BobCanRead grant("authz-limits");
+  const std::string& ns = grant.ns;
+  const std::string& bob = grant.bob;
   std::string admin = ReadFileFromEnv("INFORMERD_ADMIN_TOKEN_FILE");
   auth::KubeReviewer reviewer(&AdminClient());
   auth::Authorizer authorizer(&reviewer, {});
@@ -474,11 +504,6 @@ TEST_F(LimitsTest, WatchLimitPerIdentityLeavesOthersAlone) {
   options.service.max_watches_per_identity = 2;
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
-  std::string prefix = absl::StrCat("informerd-", ns);
-  GrantBobClusterRead(prefix);
-  CreateConfigMap(ns, "seed", {});
-  std::unique_ptr<kube::RestClient> bob_client = ClientWithToken(bob);
-  AwaitApiStatus(*bob_client, absl::StrCat("/api/v1/namespaces/", ns, "/configmaps"), 200);
 
   v1::WatchRequest request;
   request.mutable_resource()->set_resource("configmaps");
@@ -514,15 +539,15 @@ TEST_F(LimitsTest, WatchLimitPerIdentityLeavesOthersAlone) {
   for (grpc::ClientContext* context : {&first_context, &second_context, &admin_context}) {
     context->TryCancel();
   }
-  DeleteClusterGrant(prefix);
 }
 
 // Reads that wait for a future version hold a server thread each: a caller
 // gets a few, the rest are refused at once, and another caller's reads are
 // not delayed behind them.
 TEST_F(LimitsTest, WaitingReadsAreCappedPerIdentity) {
-  std::string ns = CreateTestNamespace("authz-waiting");
-  std::string bob = ReadFileFromEnv("INFORMERD_BOB_TOKEN_FILE");
+  BobCanRead grant("authz-waiting");
+  const std::string& ns = grant.ns;
+  const std::string& bob = grant.bob;
   std::string admin = ReadFileFromEnv("INFORMERD_ADMIN_TOKEN_FILE");
   auth::KubeReviewer reviewer(&AdminClient());
   auth::Authorizer authorizer(&reviewer, {});
@@ -531,11 +556,6 @@ TEST_F(LimitsTest, WaitingReadsAreCappedPerIdentity) {
   options.service.version_wait = absl::Seconds(5);
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
-  std::string prefix = absl::StrCat("informerd-", ns);
-  GrantBobClusterRead(prefix);
-  CreateConfigMap(ns, "seed", {});
-  std::unique_ptr<kube::RestClient> bob_client = ClientWithToken(bob);
-  AwaitApiStatus(*bob_client, absl::StrCat("/api/v1/namespaces/", ns, "/configmaps"), 200);
 
   auto get_request = [&](const std::string& min_version) {
     v1::GetRequest request;
@@ -621,7 +641,6 @@ TEST_F(LimitsTest, WaitingReadsAreCappedPerIdentity) {
   }
   EXPECT_EQ(timed_out, 8);
   EXPECT_EQ(refused, kFlood - 8);
-  DeleteClusterGrant(prefix);
 }
 
 // Passes every review to the apiserver's and counts the TokenReviews; while
@@ -650,8 +669,9 @@ class CountingReviewer : public auth::Reviewer {
 // broken) ends the watch once the re-checks have failed for the grace:
 // reviews fail closed.
 TEST_F(LimitsTest, AWatchThatCannotBeReauthorizedEndsAfterTheGrace) {
-  std::string ns = CreateTestNamespace("authz-grace");
-  std::string bob = ReadFileFromEnv("INFORMERD_BOB_TOKEN_FILE");
+  BobCanRead grant("authz-grace");
+  const std::string& ns = grant.ns;
+  const std::string& bob = grant.bob;
   auth::KubeReviewer kube_reviewer(&AdminClient());
   CountingReviewer reviewer(&kube_reviewer);
   auth::AuthorizerOptions authorizer_options;
@@ -664,11 +684,6 @@ TEST_F(LimitsTest, AWatchThatCannotBeReauthorizedEndsAfterTheGrace) {
   options.service.auth_recheck_grace = absl::Seconds(3);
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
-  std::string prefix = absl::StrCat("informerd-", ns);
-  GrantBobClusterRead(prefix);
-  CreateConfigMap(ns, "seed", {});
-  std::unique_ptr<kube::RestClient> bob_client = ClientWithToken(bob);
-  AwaitApiStatus(*bob_client, absl::StrCat("/api/v1/namespaces/", ns, "/configmaps"), 200);
 
   v1::WatchRequest request;
   request.mutable_resource()->set_resource("configmaps");
@@ -683,7 +698,7 @@ TEST_F(LimitsTest, AWatchThatCannotBeReauthorizedEndsAfterTheGrace) {
   ASSERT_TRUE(reader->Read(&event)) << reader->Finish().error_message();
 
   reviewer.broken = true;
-  DeleteClusterGrant(prefix);
+  grant.Revoke();
   absl::Time broken_at = absl::Now();
   while (reader->Read(&event)) {
   }
@@ -791,8 +806,9 @@ TEST_F(LimitsTest, StalledWatchesEnd) {
 // apiserver are bounded by that address's budget, and a caller whose token
 // is known is not slowed down.
 TEST_F(LimitsTest, AFloodOfBadTokensCostsBoundedReviewsAndDelaysNoOne) {
-  std::string ns = CreateTestNamespace("authz-flood");
-  std::string bob = ReadFileFromEnv("INFORMERD_BOB_TOKEN_FILE");
+  BobCanRead grant("authz-flood");
+  const std::string& ns = grant.ns;
+  const std::string& bob = grant.bob;
   auth::KubeReviewer kube_reviewer(&AdminClient());
   CountingReviewer reviewer(&kube_reviewer);
   auth::Authorizer authorizer(&reviewer, {});
@@ -802,11 +818,6 @@ TEST_F(LimitsTest, AFloodOfBadTokensCostsBoundedReviewsAndDelaysNoOne) {
   options.service.token_reviews.per_identity_burst = 20;
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
-  std::string prefix = absl::StrCat("informerd-", ns);
-  GrantBobClusterRead(prefix);
-  CreateConfigMap(ns, "seed", {});
-  std::unique_ptr<kube::RestClient> bob_client = ClientWithToken(bob);
-  AwaitApiStatus(*bob_client, absl::StrCat("/api/v1/namespaces/", ns, "/configmaps"), 200);
 
   v1::ListRequest request;
   request.mutable_resource()->set_resource("configmaps");
@@ -882,7 +893,6 @@ TEST_F(LimitsTest, AFloodOfBadTokensCostsBoundedReviewsAndDelaysNoOne) {
   std::cout << "flood: " << kFlood << " bad tokens in " << flood_time << ", " << reviews
             << " TokenReviews, " << refused << " refused before review; bob's slowest of 50 "
             << "Lists " << unflooded << " unflooded, " << flooded << " flooded\n";
-  DeleteClusterGrant(prefix);
 }
 
 }  // namespace
