@@ -1,11 +1,15 @@
 #include "server/service/cache_service.h"
 
+#include <grpc/grpc_security_constants.h>
+
+#include <optional>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "server/auth/bearer_token.h"
+#include "server/auth/certificate_identity.h"
 #include "server/cache/resource_version.h"
 #include "server/service/continue_token.h"
 #include "server/service/request_filter.h"
@@ -127,13 +131,34 @@ CacheService::CacheService(const ResourceRegistry* registry, metrics::Metrics* m
 
 grpc::Status CacheService::Authenticate(grpc::CallbackServerContext* context, const char* method,
                                         Caller* caller, bool charge_review) {
+  // With mTLS the handshake verified the client's certificate; its subject
+  // is who the caller is when it sends no token (as at the apiserver).
+  std::optional<absl::StatusOr<auth::UserInfo>> certified;
+  if (std::shared_ptr<const grpc::AuthContext> auth = context->auth_context(); auth != nullptr) {
+    std::vector<grpc::string_ref> pem = auth->FindPropertyValues(GRPC_X509_PEM_CERT_PROPERTY_NAME);
+    if (!pem.empty()) {
+      certified = auth::UserFromCertificate(std::string_view(pem.front().data(), pem.front().size()));
+    }
+  }
   if (options_.authorizer == nullptr) {
-    caller->identity = PeerHost(context->peer());
+    // No RBAC to apply, but a certificate's user is what the limits count.
+    caller->identity = certified.has_value() && certified->ok()
+                           ? absl::StrCat("cert:", (*certified)->username)
+                           : PeerHost(context->peer());
     return AdmitRate(*caller, method);
   }
   std::vector<std::string_view> values;
   auto [begin, end] = context->client_metadata().equal_range("authorization");
   for (auto it = begin; it != end; ++it) values.emplace_back(it->second.data(), it->second.size());
+  if (values.empty() && certified.has_value()) {
+    if (!certified->ok()) {
+      metrics_->RequestRejected(method, "unauthenticated");
+      return ToGrpc(certified->status());
+    }
+    caller->user = **certified;
+    caller->identity = absl::StrCat("user:", caller->user.username);
+    return AdmitRate(*caller, method);
+  }
   absl::StatusOr<std::string> token = auth::BearerTokenFromMetadata(values);
   auto admit_review = [this, context, method] {
     bool per_address = false;
@@ -495,7 +520,10 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const grpc::ByteBuff
     // The token is reviewed again too, so a deleted service account loses
     // its watches.
     stream_options.recheck = [authorizer = options_.authorizer, token = caller.token,
-                              attributes]() -> absl::Status {
+                              certified = caller.user, attributes]() -> absl::Status {
+      // A certificate's user stays who it is (its validity was checked at
+      // the handshake); a token is reviewed again.
+      if (token.empty()) return authorizer->Authorize(certified, attributes);
       absl::StatusOr<auth::UserInfo> user = authorizer->Authenticate(token);
       if (!user.ok()) return user.status();
       return authorizer->Authorize(*user, attributes);

@@ -35,13 +35,14 @@ void MakeCa(const std::string& name) {
                      CertPath(name + ".crt")));
 }
 
-void MakeCert(const std::string& ca, const std::string& key, const std::string& cert) {
+void MakeCert(const std::string& ca, const std::string& key, const std::string& cert,
+              const std::string& subject) {
   if (ReadFile(CertPath(key)).empty()) {
     Shell(absl::StrCat("openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:prime256v1 -out ",
                        CertPath(key)));
   }
   std::ofstream(CertPath("san.cnf")) << "subjectAltName=DNS:localhost,IP:127.0.0.1\n";
-  Shell(absl::StrCat("openssl req -new -key ", CertPath(key), " -subj /CN=localhost -out ",
+  Shell(absl::StrCat("openssl req -new -key ", CertPath(key), " -subj '", subject, "' -out ",
                      CertPath(cert + ".csr")));
   Shell(absl::StrCat("openssl x509 -req -days 1 -in ", CertPath(cert + ".csr"), " -CA ",
                      CertPath(ca + ".crt"), " -CAkey ", CertPath(ca + ".key"),

@@ -17,8 +17,10 @@ std::string ReadFile(const std::string& path);
 void MakeCa(const std::string& name);
 
 // Signs `key` (created if missing) as `cert`, valid for localhost and
-// 127.0.0.1, with CA `ca`. Names are relative to CertPath.
-void MakeCert(const std::string& ca, const std::string& key, const std::string& cert);
+// 127.0.0.1, with CA `ca`, for `subject` (openssl's -subj form). Names are
+// relative to CertPath.
+void MakeCert(const std::string& ca, const std::string& key, const std::string& cert,
+              const std::string& subject = "/CN=localhost");
 
 }  // namespace informerd::testing
 

@@ -19,6 +19,8 @@
 #include "absl/time/clock.h"
 #include "server/auth/authorizer.h"
 #include "server/auth/kube_reviewer.h"
+#include "server/tls/server_credentials.h"
+#include "tests/certificates/test_certificates.h"
 #include "tests/integration/live_cluster.h"
 
 namespace informerd::testing {
@@ -384,6 +386,48 @@ TEST_F(AuthTest, CallersLearnOnlyWhatTheyMayList) {
   status = server_->stub().List(Context(carol).get(), request, &ignored);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(status.error_message(), "resource.resource: longer than 63 characters");
+}
+
+// With mTLS and no token, the certificate's subject is the caller (CN the
+// user, O the groups), reviewed like a token's user: a certificate reads
+// what its user may, not everything.
+TEST_F(AuthTest, ClientCertificatesAreReviewedAsTheirSubjects) {
+  MakeCa("auth-ca");
+  MakeCert("auth-ca", "auth-server.key", "auth-server.crt");
+  MakeCert("auth-ca", "bob.key", "bob.crt", "/O=readers/CN=bob");
+  MakeCert("auth-ca", "carol.key", "carol.crt", "/CN=carol");
+  tls::TlsFiles files{CertPath("auth-server.crt"), CertPath("auth-server.key"),
+                      CertPath("auth-ca.crt"), absl::Seconds(60)};
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      tls::MakeServerCredentials(files);
+  ASSERT_TRUE(credentials.ok()) << credentials.status();
+  InProcessServerOptions options;
+  options.service.authorizer = authorizer_;
+  options.credentials = *credentials;
+  InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
+  server.WaitSynced();
+  auto list_as = [&](const std::string& who) {
+    grpc::SslCredentialsOptions tls;
+    tls.pem_root_certs = ReadFile(CertPath("auth-ca.crt"));
+    tls.pem_private_key = ReadFile(CertPath(who + ".key"));
+    tls.pem_cert_chain = ReadFile(CertPath(who + ".crt"));
+    grpc::ChannelArguments args;
+    args.SetSslTargetNameOverride("localhost");
+    auto stub = v1::Cache::NewStub(grpc::CreateCustomChannel(
+        absl::StrCat("127.0.0.1:", server.port()), grpc::SslCredentials(tls), args));
+    v1::ListRequest request;
+    *request.mutable_resource() = ConfigMaps();
+    v1::ListResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
+    return stub->List(&context, request, &response);
+  };
+  grpc::Status bobs = list_as("bob");
+  EXPECT_TRUE(bobs.ok()) << bobs.error_message();
+  grpc::Status carols = list_as("carol");
+  EXPECT_EQ(carols.error_code(), grpc::StatusCode::PERMISSION_DENIED) << carols.error_message();
+  EXPECT_NE(carols.error_message().find("user \"carol\""), std::string::npos)
+      << carols.error_message();
 }
 
 // A continue token is the server's, for one List: a hand-made one, an
