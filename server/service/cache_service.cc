@@ -44,7 +44,7 @@ grpc::Status ParseVersion(const std::string& text, const char* field, uint64_t* 
   if (text.empty()) return grpc::Status::OK;
   std::optional<uint64_t> parsed = cache::ParseResourceVersion(text);
   if (!parsed.has_value()) {
-    return Invalid(absl::StrCat(field, ": \"", text, "\" is not a decimal resource version"));
+    return Invalid(absl::StrCat(field, ": ", Quoted(text), " is not a decimal resource version"));
   }
   *version = *parsed;
   return grpc::Status::OK;
@@ -99,6 +99,62 @@ grpc::Status ReviewNeededStatus() {
 bool IsReviewNeeded(const grpc::Status& status) {
   return status.error_code() == grpc::StatusCode::UNAVAILABLE &&
          status.error_message() == kReviewNeeded;
+}
+
+// The checks of a request's fields that do not depend on what is served,
+// run before the caller is authenticated (CacheService::Serve): a
+// malformed request is INVALID_ARGUMENT for anyone, answering tells an
+// unauthenticated peer nothing about the served resources, and nothing
+// unbounded reaches a review. The served resource's own checks (scope,
+// selectable fields, indexes) come after authentication, before
+// authorization.
+grpc::Status CheckCommonShape(const v1::ResourceName& resource, const std::string& ns,
+                              v1::Projection projection, const std::string& version,
+                              const char* version_field) {
+  if (absl::Status status = CheckResourceName(resource); !status.ok()) return ToGrpc(status);
+  if (!ns.empty()) {
+    if (absl::Status status = CheckNamespaceName(ns); !status.ok()) return ToGrpc(status);
+  }
+  if (grpc::Status status = CheckProjection(projection); !status.ok()) return status;
+  uint64_t parsed = 0;
+  return ParseVersion(version, version_field, &parsed);
+}
+
+template <typename Message>
+grpc::Status ParseAndCheck(const grpc::ByteBuffer& buffer,
+                           const std::function<grpc::Status(const Message&)>& check) {
+  Message request;
+  if (grpc::Status status = ParseRequest(buffer, &request); !status.ok()) return status;
+  return check(request);
+}
+
+grpc::Status ShapeOfList(const grpc::ByteBuffer& buffer) {
+  return ParseAndCheck<v1::ListRequest>(buffer, [](const v1::ListRequest& request) {
+    if (request.limit() < 0) return Invalid("limit: must not be negative");
+    if (request.continue_token().size() > kMaxContinueTokenBytes) {
+      return Invalid(absl::StrCat("continue_token: longer than ", kMaxContinueTokenBytes, " bytes"));
+    }
+    return CheckCommonShape(request.resource(), request.namespace_(), request.projection(),
+                            request.resource_version(), "resource_version");
+  });
+}
+
+grpc::Status ShapeOfGet(const grpc::ByteBuffer& buffer) {
+  return ParseAndCheck<v1::GetRequest>(buffer, [](const v1::GetRequest& request) {
+    if (request.name().empty()) return Invalid("name: required");
+    if (request.name().size() > kMaxNameBytes) {
+      return Invalid(absl::StrCat("name: longer than ", kMaxNameBytes, " characters"));
+    }
+    return CheckCommonShape(request.resource(), request.namespace_(), request.projection(),
+                            request.min_resource_version(), "min_resource_version");
+  });
+}
+
+grpc::Status ShapeOfWatch(const grpc::ByteBuffer& buffer) {
+  return ParseAndCheck<v1::WatchRequest>(buffer, [](const v1::WatchRequest& request) {
+    return CheckCommonShape(request.resource(), request.namespace_(), request.projection(),
+                            request.resource_version(), "resource_version");
+  });
 }
 
 // A Watch that fails before streaming.
@@ -252,9 +308,16 @@ void CacheService::FinishUnary(grpc::ServerUnaryReactor* reactor, const char* me
 }
 
 grpc::ServerUnaryReactor* CacheService::Serve(grpc::CallbackServerContext* context,
-                                              const char* method, UnaryHandler handle) {
+                                              const char* method,
+                                              const std::function<grpc::Status()>& shape,
+                                              UnaryHandler handle) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   const absl::Time start = absl::Now();
+  if (grpc::Status status = shape(); !status.ok()) {
+    metrics_->RequestRejected(method, "invalid");
+    FinishUnary(reactor, method, start, status);
+    return reactor;
+  }
   // The caller, once authenticated, for a second attempt.
   auto known = std::make_shared<std::optional<Caller>>();
   auto attempt = [this, context, method, reactor, start, handle, known](bool first) {
@@ -291,7 +354,7 @@ grpc::ServerUnaryReactor* CacheService::Serve(grpc::CallbackServerContext* conte
 grpc::ServerUnaryReactor* CacheService::List(grpc::CallbackServerContext* context,
                                              const grpc::ByteBuffer* request,
                                              grpc::ByteBuffer* response) {
-  return Serve(context, "List",
+  return Serve(context, "List", [request] { return ShapeOfList(*request); },
                [this, request, response](const Caller& caller, grpc::ServerUnaryReactor* reactor,
                                          absl::Time start) {
                  ReadPlan plan;
@@ -372,7 +435,7 @@ grpc::Status CacheService::DoList(const Caller& caller, const grpc::ByteBuffer& 
 grpc::ServerUnaryReactor* CacheService::Get(grpc::CallbackServerContext* context,
                                             const grpc::ByteBuffer* request,
                                             grpc::ByteBuffer* response) {
-  return Serve(context, "Get",
+  return Serve(context, "Get", [request] { return ShapeOfGet(*request); },
                [this, request, response](const Caller& caller, grpc::ServerUnaryReactor* reactor,
                                          absl::Time start) {
                  ReadPlan plan;
@@ -437,7 +500,9 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::Watch(
   WatchStream* stream = nullptr;
   std::function<void()> after_begin;
   Caller caller;
-  grpc::Status status = Authenticate(context, "Watch", &caller);
+  grpc::Status status = ShapeOfWatch(*request);
+  if (!status.ok()) metrics_->RequestRejected("Watch", "invalid");
+  if (status.ok()) status = Authenticate(context, "Watch", &caller);
   if (status.ok()) status = StartWatch(caller, *request, &stream, &after_begin);
   if (!status.ok()) {
     metrics_->ObserveRpc("Watch", std::to_string(static_cast<int>(status.error_code())), 0);
@@ -554,6 +619,10 @@ grpc::ServerUnaryReactor* CacheService::ListResources(grpc::CallbackServerContex
                                                       const v1::ListResourcesRequest* request,
                                                       v1::ListResourcesResponse* response) {
   return Serve(context, "ListResources",
+               [request] {
+                 if (request->namespace_().empty()) return grpc::Status::OK;
+                 return ToGrpc(CheckNamespaceName(request->namespace_()));
+               },
                [this, request, response](const Caller& caller, grpc::ServerUnaryReactor* reactor,
                                          absl::Time start) {
                  grpc::Status status = DoListResources(caller, *request, response);

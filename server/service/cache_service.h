@@ -127,7 +127,11 @@ class CacheService final : public RawCacheService {
   using UnaryHandler = std::function<grpc::Status(const Caller& caller,
                                                    grpc::ServerUnaryReactor* reactor,
                                                    absl::Time start)>;
+  // `shape` runs first, before authentication: the checks a request must
+  // pass whoever sends it (ShapeOf...), so that a malformed request is
+  // INVALID_ARGUMENT for everyone and costs no review.
   grpc::ServerUnaryReactor* Serve(grpc::CallbackServerContext* context, const char* method,
+                                  const std::function<grpc::Status()>& shape,
                                   UnaryHandler handle);
   grpc::Status Authorize(const Caller& caller, const ServedResource& resource,
                          auth::ResourceAttributes attributes, const char* method);

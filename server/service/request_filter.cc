@@ -17,15 +17,13 @@ bool IsDnsLabel(const std::string& text) {
   return true;
 }
 
-// `text` quoted for an error message, cut to its first 64 bytes: errors
-// name what was wrong without carrying (or echoing) an unbounded request.
+}  // namespace
+
 std::string Quoted(const std::string& text) {
   constexpr size_t kShown = 64;
   if (text.size() <= kShown) return absl::StrCat("\"", text, "\"");
   return absl::StrCat("\"", text.substr(0, kShown), "...\" (", text.size(), " bytes)");
 }
-
-}  // namespace
 
 absl::Status CheckNamespaceName(const std::string& name) {
   if (IsDnsLabel(name)) return absl::OkStatus();

@@ -20,6 +20,10 @@ struct FilterRequest {
   std::string index_value;
 };
 
+// `text` quoted for an error message, cut to its first 64 bytes: errors
+// name what was wrong without carrying (or echoing) an unbounded request.
+std::string Quoted(const std::string& text);
+
 // OK, or INVALID_ARGUMENT naming "namespace" when `name` is not a DNS-1123
 // label. REQUIRES: !name.empty().
 absl::Status CheckNamespaceName(const std::string& name);

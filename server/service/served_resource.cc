@@ -172,7 +172,7 @@ void ResourceRegistry::AddPending(const std::string& group, const std::string& r
   pending_.emplace_back(group, resource);
 }
 
-absl::StatusOr<ServedResource*> ResourceRegistry::Find(const v1::ResourceName& name) const {
+absl::Status CheckResourceName(const v1::ResourceName& name) {
   if (name.resource().empty()) {
     return absl::InvalidArgumentError("resource.resource: required (e.g. \"pods\")");
   }
@@ -187,6 +187,11 @@ absl::StatusOr<ServedResource*> ResourceRegistry::Find(const v1::ResourceName& n
           absl::StrCat(field, ": longer than ", limit, " characters"));
     }
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ServedResource*> ResourceRegistry::Find(const v1::ResourceName& name) const {
+  if (absl::Status status = CheckResourceName(name); !status.ok()) return status;
   absl::MutexLock lock(&mu_);
   for (const auto& served : resources_) {
     if (served->info.resource != name.resource() || served->info.group != name.group()) continue;

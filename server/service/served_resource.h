@@ -74,6 +74,10 @@ struct RegistryOptions {
   absl::Duration rediscovery_interval = absl::Seconds(5);
 };
 
+// INVALID_ARGUMENT naming the field when `name` cannot name a Kubernetes
+// resource: no resource, or a part longer than Kubernetes allows.
+absl::Status CheckResourceName(const v1::ResourceName& name);
+
 class ResourceRegistry {
  public:
   ResourceRegistry() = default;

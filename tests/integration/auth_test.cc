@@ -430,6 +430,28 @@ TEST_F(AuthTest, ClientCertificatesAreReviewedAsTheirSubjects) {
       << carols.error_message();
 }
 
+// The admission order: the request's shape first (for anyone), then the
+// caller, then what depends on the served resource. A peer without a token
+// learns that its request is malformed, but nothing of what is served.
+TEST_F(AuthTest, ShapeIsCheckedBeforeTheCallerAndTheResourceAfter) {
+  const std::string long_namespace(3000, 'n');
+  grpc::Status listed = List("", long_namespace);
+  EXPECT_EQ(listed.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << listed.error_message();
+  EXPECT_LT(listed.error_message().size(), 400u);
+  EXPECT_EQ(Get("", *n1_, std::string(300, 'x')).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(WatchStarts("", long_namespace).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  v1::ListRequest request;
+  request.mutable_resource()->set_resource("widgets");
+  v1::ListResponse ignored;
+  EXPECT_EQ(server_->stub().List(Context("").get(), request, &ignored).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  request.set_resource_version(std::string(5000, 'x'));
+  grpc::Status version = server_->stub().List(Context("").get(), request, &ignored);
+  EXPECT_EQ(version.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_LT(version.error_message().size(), 200u) << version.error_message();
+}
+
 // A continue token is the server's, for one List: a hand-made one, an
 // altered one, or one presented with another namespace or selector is
 // refused before any page is built.
