@@ -113,6 +113,8 @@ absl::Status Server::StartAll() {
   service_options.max_lists = config.limits.max_lists;
   service_options.max_lists_per_identity = config.limits.max_lists_per_identity;
   service_options.max_waiting_reads = config.limits.max_waiting_reads;
+  service_options.max_initial_bytes = config.limits.max_initial_bytes;
+  service_options.max_initial_bytes_per_identity = config.limits.max_initial_bytes_per_identity;
   service_options.max_waiting_reads_per_identity = config.limits.max_waiting_reads_per_identity;
   service_options.rates = config.limits.rates;
   service_options.token_reviews = config.limits.token_reviews;

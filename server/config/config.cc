@@ -190,6 +190,14 @@ class Parser {
          }},
         {"maxListsPerIdentity", [](const Parser& p, const YAML::Node& v, const std::string& k,
                                    L* o) { return p.Size(v, k, 1, 1'000'000, &o->max_lists_per_identity); }},
+        {"maxInitialBytes", [](const Parser& p, const YAML::Node& v, const std::string& k,
+                               L* o) {
+           return p.Size(v, k, 1, size_t{1} << 40, &o->max_initial_bytes);
+         }},
+        {"maxInitialBytesPerIdentity",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Size(v, k, 1, size_t{1} << 40, &o->max_initial_bytes_per_identity);
+         }},
         {"maxWaitingReads", [](const Parser& p, const YAML::Node& v, const std::string& k,
                                L* o) { return p.Size(v, k, 1, 1'000'000, &o->max_waiting_reads); }},
         {"maxWaitingReadsPerIdentity",

@@ -83,6 +83,8 @@ struct LimitsConfig {
   size_t max_lists_per_identity = 16;
   size_t max_waiting_reads = 64;
   size_t max_waiting_reads_per_identity = 8;
+  size_t max_initial_bytes = size_t{2} << 30;
+  size_t max_initial_bytes_per_identity = size_t{256} << 20;
   // Requests (List, Get, ListResources and Watch starts) per second.
   limits::RateLimits rates;
   // TokenReviews for tokens not cached, per client address and in total.

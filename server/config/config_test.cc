@@ -59,6 +59,8 @@ limits:
   maxLists: 40
   maxListsPerIdentity: 4
   maxWaitingReads: 20
+  maxInitialBytes: 1000000
+  maxInitialBytesPerIdentity: 1000
   maxWaitingReadsPerIdentity: 2
   requestsPerSecond: 900
   requestBurst: 1800
@@ -90,6 +92,8 @@ limits:
   EXPECT_EQ(config->limits.max_watches, 500u);
   EXPECT_EQ(config->limits.max_watches_per_identity, 5u);
   EXPECT_EQ(config->limits.max_waiting_reads, 20u);
+  EXPECT_EQ(config->limits.max_initial_bytes, 1000000u);
+  EXPECT_EQ(config->limits.max_initial_bytes_per_identity, 1000u);
   EXPECT_EQ(config->limits.max_waiting_reads_per_identity, 2u);
   EXPECT_EQ(config->limits.max_lists, 40u);
   EXPECT_EQ(config->limits.max_lists_per_identity, 4u);

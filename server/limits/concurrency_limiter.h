@@ -2,7 +2,10 @@
 // in-flight Lists) run at once, per caller identity and in total, so one
 // caller cannot starve the others.
 //
-// A Permit holds one slot until it is destroyed. A refusal is
+// A Permit holds its slots (one, or `weight` for things counted in bytes,
+// such as the initial events a WatchList holds) until it is destroyed; a
+// caller's first permit is granted whatever its weight, so one request
+// larger than the per-caller limit stays possible. A refusal is
 // RESOURCE_EXHAUSTED naming the limit; it never affects calls already
 // admitted or other identities below their own limit.
 //
@@ -29,11 +32,12 @@ class ConcurrencyLimiter {
 
    private:
     friend class ConcurrencyLimiter;
-    Permit(ConcurrencyLimiter* limiter, std::string identity);
+    Permit(ConcurrencyLimiter* limiter, std::string identity, size_t weight);
     void Release();
 
     ConcurrencyLimiter* limiter_ = nullptr;
     std::string identity_;
+    size_t weight_ = 0;
   };
 
   // `what` names the calls in messages, e.g. "concurrent Watch streams".
@@ -43,12 +47,12 @@ class ConcurrencyLimiter {
   // A slot for `identity`, or RESOURCE_EXHAUSTED. `*per_identity_limited`
   // (if given) says which limit refused.
   absl::StatusOr<Permit> Acquire(const std::string& identity,
-                                 bool* per_identity_limited = nullptr);
+                                 bool* per_identity_limited = nullptr, size_t weight = 1);
 
   size_t in_use() const;
 
  private:
-  void Release(const std::string& identity);
+  void Release(const std::string& identity, size_t weight);
 
   const std::string what_;
   const size_t per_identity_;

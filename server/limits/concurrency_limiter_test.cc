@@ -60,3 +60,31 @@ TEST(ConcurrencyLimiterTest, MoveAssignmentReleasesTheOverwrittenSlot) {
 
 }  // namespace
 }  // namespace informerd::limits
+
+namespace informerd::limits {
+namespace {
+
+TEST(ConcurrencyLimiterTest, WeightsCountAgainstBothLimitsAndTheFirstIsAlwaysGranted) {
+  ConcurrencyLimiter bytes("bytes of initial events held", 100, 250);
+  {
+    // Larger than the per-caller budget, but the caller's first.
+    absl::StatusOr<ConcurrencyLimiter::Permit> big = bytes.Acquire("alice", nullptr, 150);
+    ASSERT_TRUE(big.ok());
+    bool per_identity = false;
+    EXPECT_EQ(bytes.Acquire("alice", &per_identity, 1).status().code(),
+              absl::StatusCode::kResourceExhausted);
+    EXPECT_TRUE(per_identity);
+    absl::StatusOr<ConcurrencyLimiter::Permit> bobs = bytes.Acquire("bob", nullptr, 90);
+    ASSERT_TRUE(bobs.ok());
+    EXPECT_EQ(bytes.in_use(), 240u);
+    // Carol's first permit, but the total is spent.
+    EXPECT_EQ(bytes.Acquire("carol", &per_identity, 20).status().code(),
+              absl::StatusCode::kResourceExhausted);
+    EXPECT_FALSE(per_identity);
+  }
+  EXPECT_EQ(bytes.in_use(), 0u);
+  EXPECT_TRUE(bytes.Acquire("carol", nullptr, 20).ok());
+}
+
+}  // namespace
+}  // namespace informerd::limits

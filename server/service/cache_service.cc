@@ -176,6 +176,8 @@ CacheService::CacheService(const ResourceRegistry* registry, metrics::Metrics* m
       list_limiter_("in-flight Lists", options.max_lists_per_identity, options.max_lists),
       waiting_read_limiter_("reads waiting for a resource version",
                             options.max_waiting_reads_per_identity, options.max_waiting_reads),
+      initial_bytes_limiter_("bytes of initial events held", options.max_initial_bytes_per_identity,
+                             options.max_initial_bytes),
       rate_limiter_(options.rates),
       token_review_limiter_(options.token_reviews),
       continue_tokens_(options.max_list_snapshot_age),
@@ -546,14 +548,26 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const grpc::ByteBuff
   // As the apiserver: resource_version "0" starts with the current state as
   // ADDED events (without the WatchList end marker).
   bool legacy_initial = request.resource_version() == "0" && !request.send_initial_events();
-  auto make_start = [informer = resource.informer.get(), filter = *filter,
+  auto make_start = [this, informer = resource.informer.get(), filter = *filter,
                      initial = request.send_initial_events() || legacy_initial,
                      send_initial_events = request.send_initial_events(),
-                     from_now = request.resource_version().empty(),
-                     version]() -> absl::StatusOr<WatchStart> {
+                     from_now = request.resource_version().empty(), version,
+                     identity = caller.identity]() -> absl::StatusOr<WatchStart> {
     WatchStart start;
     if (initial) {
       informer::Informer::InitialState state = informer->Snapshot(filter);
+      size_t bytes = 0;
+      for (const cache::ObjectPtr& object : state.objects) bytes += object->ApproximateBytes();
+      bool per_identity = false;
+      absl::StatusOr<limits::ConcurrencyLimiter::Permit> charge =
+          initial_bytes_limiter_.Acquire(identity, &per_identity, bytes);
+      if (!charge.ok()) {
+        metrics_->RequestRejected("Watch", per_identity ? "identity_initial_bytes"
+                                                        : "global_initial_bytes");
+        return charge.status();
+      }
+      start.initial_charge =
+          std::make_shared<limits::ConcurrencyLimiter::Permit>(*std::move(charge));
       start.position = state.position;
       start.initial_objects = std::move(state.objects);
       start.initial_version = state.resource_version;

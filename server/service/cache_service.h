@@ -61,6 +61,11 @@ struct CacheServiceOptions {
   // callback thread for up to version_wait; these bound how many do.
   size_t max_waiting_reads = 64;
   size_t max_waiting_reads_per_identity = 8;
+  // The initial events (WatchList, resource_version "0") that streams hold
+  // until written, by the objects' approximate bytes: per caller (its first
+  // such stream is admitted whatever its size) and in total.
+  size_t max_initial_bytes_per_identity = size_t{256} << 20;
+  size_t max_initial_bytes = size_t{2} << 30;
   limits::RateLimits rates;
   // TokenReviews spent on tokens not in the Authorizer's caches, by client
   // address: what bounds the reviews a flood of made-up tokens costs the
@@ -170,6 +175,7 @@ class CacheService final : public RawCacheService {
   limits::ConcurrencyLimiter watch_limiter_;
   limits::ConcurrencyLimiter list_limiter_;
   limits::ConcurrencyLimiter waiting_read_limiter_;
+  limits::ConcurrencyLimiter initial_bytes_limiter_;
   limits::RateLimiter rate_limiter_;
   limits::RateLimiter token_review_limiter_;
   const ContinueTokens continue_tokens_;

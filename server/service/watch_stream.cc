@@ -49,6 +49,7 @@ WatchStream::WatchStream(informer::Informer* informer, std::string resource_name
                                  : std::vector<cache::ObjectPtr>()),
       initial_end_pending_(start.has_value() && start->send_initial_events),
       initial_version_(start.has_value() ? start->initial_version : 0),
+      initial_charge_(start.has_value() ? std::move(start->initial_charge) : nullptr),
       last_write_(absl::Now()),
       next_recheck_(absl::Now() + options_.recheck_interval) {
   metrics_->WatchersOpen(resource_name_).Increment();
@@ -77,6 +78,7 @@ void WatchStream::OnStarted(absl::StatusOr<WatchStart> start) {
   initial_ = std::move(start->initial_objects);
   initial_end_pending_ = start->send_initial_events;
   initial_version_ = start->initial_version;
+  initial_charge_ = std::move(start->initial_charge);
   PumpLocked();
 }
 
@@ -98,6 +100,7 @@ void WatchStream::PumpLocked() {
       initial_.clear();
       initial_.shrink_to_fit();
       initial_sent_ = 0;
+      initial_charge_.reset();
     }
     return;
   }

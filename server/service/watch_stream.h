@@ -74,6 +74,9 @@ struct WatchStart {
   bool send_initial_events = false;
   std::vector<cache::ObjectPtr> initial_objects;
   uint64_t initial_version = 0;
+  // The caller's budget charged for the initial objects; released once
+  // they are all written.
+  std::shared_ptr<limits::ConcurrencyLimiter::Permit> initial_charge;
 };
 
 class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
@@ -158,6 +161,7 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   size_t initial_sent_ ABSL_GUARDED_BY(mu_) = 0;
   bool initial_end_pending_ ABSL_GUARDED_BY(mu_);
   uint64_t initial_version_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<limits::ConcurrencyLimiter::Permit> initial_charge_ ABSL_GUARDED_BY(mu_);
   // The last version sent (event or bookmark): the client's resume point.
   uint64_t sent_version_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Time last_write_ ABSL_GUARDED_BY(mu_);

@@ -868,6 +868,56 @@ TEST_F(LimitsTest, StalledWatchesEnd) {
   }
 }
 
+// The initial events a caller's streams hold until written are budgeted:
+// its first WatchList is admitted whatever its size, a second one while the
+// first is unread is refused, and reading the first frees the budget.
+TEST_F(LimitsTest, InitialEventsHeldAreBudgetedPerCaller) {
+  std::string ns = CreateTestNamespace("limits-initial");
+  const std::string data(4000, 'd');
+  for (int i = 0; i < 100; ++i) CreateConfigMap(ns, absl::StrCat("cm-", i), {}, data);
+  InProcessServerOptions options;
+  options.service.max_initial_bytes_per_identity = 100 << 10;  // a quarter of one list
+  InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
+  server.WaitSynced();
+  grpc::ChannelArguments args;  // a client that does not read: small windows
+  args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+  args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 1024);
+  std::unique_ptr<v1::Cache::Stub> stub = v1::Cache::NewStub(grpc::CreateCustomChannel(
+      absl::StrCat("127.0.0.1:", server.port()), grpc::InsecureChannelCredentials(), args));
+  v1::WatchRequest request;
+  request.mutable_resource()->set_resource("configmaps");
+  request.set_namespace_(ns);
+  request.set_send_initial_events(true);
+  request.set_allow_bookmarks(true);
+  auto open = [&](grpc::ClientContext* context) {
+    context->set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
+    return stub->Watch(context, request);
+  };
+  grpc::ClientContext first_context;
+  auto first = open(&first_context);
+  absl::Time deadline = absl::Now() + absl::Seconds(30);
+  while (server.open_watches() < 1 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(20));  // polling a condition
+  }
+  grpc::ClientContext second_context;
+  auto second = open(&second_context);
+  v1::WatchEvent event;
+  EXPECT_FALSE(second->Read(&event));
+  grpc::Status refused = second->Finish();
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(refused.error_message().find("bytes of initial events held"), std::string::npos)
+      << refused.error_message();
+  // Reading the first to its end-of-initial-events bookmark frees the budget.
+  while (first->Read(&event) && !event.initial_events_end()) {
+  }
+  ASSERT_TRUE(event.initial_events_end());
+  grpc::ClientContext third_context;
+  auto third = open(&third_context);
+  EXPECT_TRUE(third->Read(&event)) << third->Finish().error_message();
+  first_context.TryCancel();
+  third_context.TryCancel();
+}
+
 // A flood of made-up tokens from one address: the TokenReviews it costs the
 // apiserver are bounded by that address's budget, and a caller whose token
 // is known is not slowed down.
