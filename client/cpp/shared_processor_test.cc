@@ -2,10 +2,12 @@
 // a LocalCache, written to as the informer's thread would.
 #include "client/cpp/shared_processor.h"
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -30,6 +32,13 @@ std::map<std::string, std::string> CacheState(const LocalCache& cache) {
         o->object.resource_version();
   }
   return state;
+}
+
+// For RecordingHandler::WaitUntil: whether `want` has been recorded.
+auto HasLine(std::string want) {
+  return [want = std::move(want)](const std::vector<std::string>& lines) {
+    return std::find(lines.begin(), lines.end(), want) != lines.end();
+  };
 }
 
 // Handlers are declared before the processor in every test: they must
@@ -207,14 +216,7 @@ TEST(SharedProcessorTest, ResyncReachesOnlyTheHandlerThatAskedAtItsPeriod) {
                           "UPDATE ns/b 2 2"));
   // A change after resyncs started: the next resync carries the new version.
   processor.Upsert(MakeTestObject("ns", "a", "3"));
-  ASSERT_TRUE(often.WaitUntil(
-      [](const std::vector<std::string>& l) {
-        for (const std::string& line : l) {
-          if (line == "UPDATE ns/a 3 3") return true;
-        }
-        return false;
-      },
-      kWait));
+  ASSERT_TRUE(often.WaitUntil(HasLine("UPDATE ns/a 3 3"), kWait));
   ASSERT_TRUE(rarely.WaitForCount(3, kWait));
   ASSERT_TRUE(never.WaitForCount(3, kWait));
   EXPECT_THAT(rarely.Texts(), ElementsAre("ADD ns/a 1", "ADD ns/b 2", "UPDATE ns/a 1 3"));
@@ -235,14 +237,7 @@ TEST(SharedProcessorTest, SlowResyncDoesNotStarveChanges) {
   processor.AddHandler(&handler, absl::Milliseconds(1));
   ASSERT_TRUE(handler.WaitForCount(60, kWait));  // resyncs are running
   processor.Upsert(MakeTestObject("ns", "o0", "2"));
-  EXPECT_TRUE(handler.WaitUntil(
-      [](const std::vector<std::string>& lines) {
-        for (const std::string& line : lines) {
-          if (line == "UPDATE ns/o0 1 2") return true;
-        }
-        return false;
-      },
-      kWait));
+  EXPECT_TRUE(handler.WaitUntil(HasLine("UPDATE ns/o0 1 2"), kWait));
 }
 
 TEST(SharedProcessorTest, StopWaitsForTheRunningCallAndEndsDelivery) {

@@ -71,16 +71,6 @@ std::string CreateSecret(const std::string& ns, const std::string& name) {
   return created["metadata"]["resourceVersion"].GetString();
 }
 
-std::map<std::string, std::string> ListConfigMaps(const std::string& ns) {
-  rapidjson::Document list = ApiGet(absl::StrCat("/api/v1/namespaces/", ns, "/configmaps"));
-  std::map<std::string, std::string> state;
-  for (const auto& item : list["items"].GetArray()) {
-    state[absl::StrCat(ns, "/", item["metadata"]["name"].GetString())] =
-        item["metadata"]["resourceVersion"].GetString();
-  }
-  return state;
-}
-
 auto Reconciled(const std::string& key, const std::string& rv, const std::string& result) {
   return [=](const std::vector<std::string>& f) {
     return f.size() >= 4 && f[0] == "RECONCILED" && f[1] == key && f[2] == rv &&

@@ -94,17 +94,6 @@ RemoteInformerOptions ConfigMaps(const std::string& ns, const std::string& label
   return options;
 }
 
-// The apiserver's LIST: key -> resourceVersion.
-std::map<std::string, std::string> ListState(const std::string& ns) {
-  rapidjson::Document list = ApiGet(absl::StrCat("/api/v1/namespaces/", ns, "/configmaps"));
-  std::map<std::string, std::string> state;
-  for (const auto& item : list["items"].GetArray()) {
-    state[absl::StrCat(ns, "/", item["metadata"]["name"].GetString())] =
-        item["metadata"]["resourceVersion"].GetString();
-  }
-  return state;
-}
-
 bool ReplaysTo(const RecordingHandler& handler, const std::map<std::string, std::string>& want) {
   return handler.WaitUntil(
       [&want](const std::vector<std::string>& lines) {
@@ -226,7 +215,7 @@ TEST_F(InformerFactoryTest, LateHandlerGetsEveryObjectAsAddThenLiveChanges) {
   EXPECT_TRUE(registration->WaitForSynced(kWait));
   writer.join();
 
-  std::map<std::string, std::string> want = ListState(ns_);
+  std::map<std::string, std::string> want = ListConfigMaps(ns_);
   EXPECT_TRUE(ReplaysTo(first, want));
   EXPECT_TRUE(ReplaysTo(late, want));
   std::string error;

@@ -141,6 +141,16 @@ std::string DeleteConfigMap(const std::string& ns, const std::string& name) {
   return "";
 }
 
+std::map<std::string, std::string> ListConfigMaps(const std::string& ns) {
+  rapidjson::Document list = ApiGet(absl::StrCat("/api/v1/namespaces/", ns, "/configmaps"));
+  std::map<std::string, std::string> state;
+  for (const auto& item : list["items"].GetArray()) {
+    state[absl::StrCat(ns, "/", item["metadata"]["name"].GetString())] =
+        item["metadata"]["resourceVersion"].GetString();
+  }
+  return state;
+}
+
 std::unique_ptr<kube::RestClient> AdminClientThrough(int port) {
   absl::StatusOr<kube::ClusterConfig> config = kube::LoadKubeconfig(std::getenv("KUBECONFIG"));
   if (!config.ok()) Die(std::string(config.status().message()));

@@ -43,6 +43,9 @@ std::string UpdateConfigMap(const std::string& ns, const std::string& name,
                             const std::map<std::string, std::string>& labels,
                             const std::string& data);
 std::string DeleteConfigMap(const std::string& ns, const std::string& name);
+// The apiserver's LIST of the configmaps in `ns`: "ns/name" -> resourceVersion,
+// the state a replay of an informer's handler lines must end in.
+std::map<std::string, std::string> ListConfigMaps(const std::string& ns);
 
 // An admin client that reaches the apiserver through 127.0.0.1:`port` (a
 // FaultProxy), with the same credentials and TLS verification.

@@ -5,21 +5,18 @@
 // "LATE " (LATE ADD for every cached object, then LATE SYNCED, then live
 // events). Logs go to stderr; stdout carries nothing but the lines.
 
-#include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "absl/base/const_init.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "client/cpp/connection.h"
 #include "client/cpp/example/example_args.h"
 #include "client/cpp/example/line_printer.h"
+#include "client/cpp/example/stdout_line.h"
 #include "client/cpp/informerctl/interrupt.h"
 #include "client/cpp/remote_informer.h"
 
@@ -31,21 +28,6 @@ namespace {
 // whether it was told to stop; it bounds only the delay of a SIGTERM that
 // arrives before the first sync.
 constexpr absl::Duration kSyncPollInterval = absl::Milliseconds(100);
-
-// Both handlers write from their own threads: one line at a time, under
-// one lock, one fwrite per line and a flush, so a reader sees whole lines.
-// A reader that went away leaves nothing to report to.
-ABSL_CONST_INIT absl::Mutex stdout_mu(absl::kConstInit);
-
-void EmitToStdout(const std::string& line) {
-  std::string text = line + "\n";
-  absl::MutexLock lock(&stdout_mu);
-  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
-      std::fflush(stdout) != 0) {
-    std::cerr << "example: writing stdout failed" << std::endl;
-    std::_Exit(1);
-  }
-}
 
 int Run(const std::vector<std::string>& raw_args,
         informerctl::InterruptWatcher* interrupts) {
@@ -65,9 +47,6 @@ int Run(const std::vector<std::string>& raw_args,
     return 1;
   }
 
-  absl::Notification terminated;
-  interrupts->SetOnInterrupt([&terminated] { terminated.Notify(); });
-
   client::RemoteInformerOptions informer_options;
   informer_options.resource = args->resource.name;
   informer_options.watch_namespace = args->watch_namespace;
@@ -86,17 +65,17 @@ int Run(const std::vector<std::string>& raw_args,
   };
   Registered main_handler, late_handler;
   LinePrinter printer([&main_handler] { return main_handler.HasSynced(); },
-                      EmitToStdout);
+                      EmitLineToStdout);
   LinePrinter late_printer(
       "LATE ", [&late_handler] { return late_handler.HasSynced(); },
-      EmitToStdout);
+      EmitLineToStdout);
   auto add = [&informer](Registered* handler, LinePrinter* printer) {
     handler->registration = informer.AddEventHandler(printer);
     handler->added.Notify();
   };
   // Returns false if told to stop first.
-  auto wait_synced = [&terminated](Registered* handler) {
-    while (!terminated.HasBeenNotified()) {
+  auto wait_synced = [interrupts](Registered* handler) {
+    while (!interrupts->interrupted()) {
       if (handler->registration->WaitForSynced(kSyncPollInterval)) return true;
     }
     return false;
@@ -108,7 +87,7 @@ int Run(const std::vector<std::string>& raw_args,
     add(&late_handler, &late_printer);
     if (wait_synced(&late_handler)) late_printer.AnnounceSynced();
   }
-  terminated.WaitForNotification();
+  interrupts->WaitForInterrupt();
   // After Stop no handler runs (neither printer), so the cache printed is
   // final and no LATE line follows a CACHE line.
   informer.Stop();
@@ -116,7 +95,6 @@ int Run(const std::vector<std::string>& raw_args,
     std::cerr << "example: last stream error: " << last << std::endl;
   }
   printer.PrintCache(informer.Lister());
-  interrupts->SetOnInterrupt(nullptr);
   return 0;
 }
 

@@ -39,6 +39,11 @@ bool InterruptWatcher::interrupted() const {
   return interrupted_;
 }
 
+void InterruptWatcher::WaitForInterrupt() const {
+  absl::MutexLock lock(&mu_);
+  mu_.Await(absl::Condition(&interrupted_));
+}
+
 void InterruptWatcher::Run() {
   while (true) {
     int signal_number = 0;

@@ -36,6 +36,10 @@ class InterruptWatcher {
 
   bool interrupted() const;
 
+  // Blocks until the first signal has arrived (returns at once if it has).
+  // For a program that only has to wait for its end, without a callback.
+  void WaitForInterrupt() const;
+
  private:
   void Run();
 

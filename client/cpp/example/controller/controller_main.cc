@@ -6,16 +6,15 @@
 //   controller --server=ADDR [--namespace=NS] [--resync=30s]
 //              [--audit_delay=1s] [--token_file=F]
 
-#include <cstdio>
 #include <iostream>
 #include <string>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "client/cpp/connection.h"
 #include "client/cpp/example/controller/secret_ref_controller.h"
+#include "client/cpp/example/stdout_line.h"
 #include "client/cpp/informerctl/interrupt.h"
 #include "client/cpp/shared_informer_factory.h"
 
@@ -33,12 +32,6 @@ namespace {
 
 constexpr absl::Duration kSyncTimeout = absl::Minutes(2);
 
-void EmitToStdout(const std::string& line) {
-  std::string text = line + "\n";
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
-}
-
 int Run(informerctl::InterruptWatcher* interrupts) {
   client::ConnectionOptions connection;
   connection.address = absl::GetFlag(FLAGS_server);
@@ -53,15 +46,12 @@ int Run(informerctl::InterruptWatcher* interrupts) {
     std::cerr << "controller: " << channel.status() << std::endl;
     return 1;
   }
-  absl::Notification terminated;
-  interrupts->SetOnInterrupt([&terminated] { terminated.Notify(); });
-
   client::SharedInformerFactory factory(*channel, connection);
   SecretRefControllerOptions options;
   options.watch_namespace = absl::GetFlag(FLAGS_namespace);
   options.resync_period = absl::GetFlag(FLAGS_resync);
   options.audit_delay = absl::GetFlag(FLAGS_audit_delay);
-  options.emit = EmitToStdout;
+  options.emit = EmitLineToStdout;
   SecretRefController controller(&factory, options);
   absl::Status running = controller.Run(kSyncTimeout);
   if (!running.ok()) {
@@ -69,10 +59,9 @@ int Run(informerctl::InterruptWatcher* interrupts) {
     return 1;
   }
   controller.AnnounceLateSynced(kSyncTimeout);
-  terminated.WaitForNotification();
+  interrupts->WaitForInterrupt();
   factory.Shutdown();
   controller.Stop();
-  interrupts->SetOnInterrupt(nullptr);
   return 0;
 }
 
