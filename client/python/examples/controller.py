@@ -34,26 +34,16 @@ from __future__ import annotations
 import argparse
 import logging
 import queue
-import signal
 import sys
 import threading
 from typing import List, Optional, Set
 
 import informerd
 
+from example_support import (Output, add_connection_arguments, connect,
+                             log_to_stderr, terminate_on_signals)
+
 CONFIGMAP_INDEX = "configmap"
-
-
-class Output:
-    """stdout, one whole flushed line at a time, from any thread."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-
-    def emit(self, line: str) -> None:
-        with self._lock:
-            sys.stdout.write(line + "\n")
-            sys.stdout.flush()
 
 
 class KeyQueue:
@@ -210,23 +200,17 @@ class Inventory(informerd.ResourceEventHandler):
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(message)s")
+    log_to_stderr()
     parser = argparse.ArgumentParser(prog="controller")
-    parser.add_argument("--server", required=True, help="host:port")
-    parser.add_argument("-n", "--namespace", default="")
-    parser.add_argument("--token-file", default=None)
+    add_connection_arguments(parser)
     parser.add_argument("--resync", type=float, default=30.0,
                         help="ConfigMap resync period, seconds (0: none)")
     parser.add_argument("--slow-delay", type=float, default=1.0,
                         help="seconds the audit handler takes per event")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    terminate = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: terminate.set())
+    terminate = terminate_on_signals()
 
-    channel = informerd.connect(informerd.ConnectionOptions(
-        [args.server], token_file=args.token_file))
+    channel = connect(args)
     factory = informerd.SharedInformerFactory(channel)
     output = Output()
     controller = Controller(factory, args.namespace, output, args.resync,

@@ -16,34 +16,22 @@ from __future__ import annotations
 
 import argparse
 import logging
-import signal
 import sys
 import threading
 from typing import List, Optional
 
 import informerd
 
+from example_support import (Output, add_connection_arguments, connect,
+                             log_to_stderr, terminate_on_signals)
+
 
 def parse_args(argv: List[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="example")
-    parser.add_argument("--server", required=True, help="host:port")
+    add_connection_arguments(parser)
     parser.add_argument("--resource", required=True, help="e.g. configmaps")
-    parser.add_argument("-n", "--namespace", default="")
     parser.add_argument("-l", "--selector", default="")
-    parser.add_argument("--token-file", default=None)
     return parser.parse_args(argv)
-
-
-class Output:
-    """stdout, one whole flushed line at a time, from any thread."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-
-    def emit(self, line: str) -> None:
-        with self._lock:
-            sys.stdout.write(line + "\n")
-            sys.stdout.flush()
 
 
 class LinePrinter(informerd.ResourceEventHandler):
@@ -81,16 +69,12 @@ class LinePrinter(informerd.ResourceEventHandler):
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(message)s")
+    log_to_stderr()
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    terminate = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: terminate.set())
+    terminate = terminate_on_signals()
 
     try:
-        channel = informerd.connect(informerd.ConnectionOptions(
-            addresses=[args.server], token_file=args.token_file))
+        channel = connect(args)
         factory = informerd.SharedInformerFactory(channel)
         informer = factory.informer(args.resource, namespace=args.namespace,
                                     label_selector=args.selector)

@@ -52,7 +52,8 @@ public final class ResourceRef {
     return resource;
   }
 
-  ResourceName toProto() {
+  /** The wire form of this name, for callers of the gRPC API itself. */
+  public ResourceName toProto() {
     return ResourceName.newBuilder()
         .setGroup(group)
         .setVersion(version)

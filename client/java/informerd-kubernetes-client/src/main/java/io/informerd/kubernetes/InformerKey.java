@@ -89,7 +89,7 @@ public final class InformerKey {
   public String toString() {
     StringBuilder s = new StringBuilder(apiTypeClass.getSimpleName());
     if (!resource.isEmpty()) {
-      s.append(' ').append(group.isEmpty() ? resource : resource + "." + group);
+      s.append(' ').append(resource());
       if (!version.isEmpty()) {
         s.append(group.isEmpty() ? "." : "/").append(version);
       }

@@ -120,7 +120,7 @@ public final class InformerdListerWatcher<
     }
     ListRequest.Builder request =
         ListRequest.newBuilder()
-            .setResource(toProto(resource))
+            .setResource(resource.toProto())
             .setNamespace(namespace)
             .setLabelSelector(labelSelector)
             .setFieldSelector(fieldSelector)
@@ -175,7 +175,7 @@ public final class InformerdListerWatcher<
   public Watchable<ApiType> watch(CallGeneratorParams params) throws ApiException {
     WatchRequest request =
         WatchRequest.newBuilder()
-            .setResource(toProto(resource))
+            .setResource(resource.toProto())
             .setNamespace(namespace)
             .setLabelSelector(labelSelector)
             .setFieldSelector(fieldSelector)
@@ -280,14 +280,6 @@ public final class InformerdListerWatcher<
 
   private String describe() {
     return resource + (namespace.isEmpty() ? "" : " in " + namespace);
-  }
-
-  private static io.informerd.v1.ResourceName toProto(ResourceRef resource) {
-    return io.informerd.v1.ResourceName.newBuilder()
-        .setGroup(resource.group())
-        .setVersion(resource.version())
-        .setResource(resource.resource())
-        .build();
   }
 
   /** Configures an {@link InformerdListerWatcher}. Not thread-safe. */

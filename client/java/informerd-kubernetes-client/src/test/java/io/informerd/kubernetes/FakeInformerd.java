@@ -62,6 +62,27 @@ final class FakeInformerd implements AutoCloseable {
     watchScripts.add(script);
   }
 
+  /**
+   * Scripts a relist after a watch that informerd ends as too old: the
+   * initial List (ns/a@5, ns/b@6 without apiVersion/kind, at 10), a Watch
+   * that adds ns/c@11 and then fails OUT_OF_RANGE, the relist (b gone,
+   * a now 16, c unchanged, at 20) and a Watch that stays open.
+   */
+  void scriptRelistAfterTooOldWatch() {
+    answerList(ListResponse.newBuilder()
+        .addItems(configMap("ns", "a", "5", true))
+        .addItems(configMap("ns", "b", "6", false))
+        .setResourceVersion("10").build());
+    addWatch(new WatchScript(
+        List.of(event(WatchEvent.Type.ADDED, "ns", "c", "11")),
+        Status.OUT_OF_RANGE.withDescription("too old resource version: 11 (15)")));
+    answerList(ListResponse.newBuilder()
+        .addItems(configMap("ns", "a", "16", true))
+        .addItems(configMap("ns", "c", "11", true))
+        .setResourceVersion("20").build());
+    addWatch(new WatchScript(List.of(), null));
+  }
+
   ListRequest nextListRequest() throws InterruptedException {
     ListRequest request = listRequests.poll(10, TimeUnit.SECONDS);
     if (request == null) {

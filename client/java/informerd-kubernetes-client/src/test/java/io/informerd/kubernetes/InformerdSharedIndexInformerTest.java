@@ -1,17 +1,13 @@
 package io.informerd.kubernetes;
 
-import static io.informerd.kubernetes.FakeInformerd.configMap;
-import static io.informerd.kubernetes.FakeInformerd.event;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
-import io.grpc.Status;
 import io.informerd.client.ResourceRef;
 import io.informerd.v1.ListResponse;
-import io.informerd.v1.WatchEvent;
 import io.kubernetes.client.openapi.models.V1ConfigMap;
 import io.kubernetes.client.openapi.models.V1ConfigMapList;
 import java.time.Duration;
@@ -92,19 +88,7 @@ public class InformerdSharedIndexInformerTest {
 
   @Test
   public void relistReportsOnlyTheDifferenceToEveryHandler() throws Exception {
-    server.answerList(ListResponse.newBuilder()
-        .addItems(configMap("ns", "a", "5", true))
-        .addItems(configMap("ns", "b", "6", true))
-        .setResourceVersion("10").build());
-    server.addWatch(new FakeInformerd.WatchScript(
-        List.of(event(WatchEvent.Type.ADDED, "ns", "c", "11")),
-        Status.OUT_OF_RANGE.withDescription("too old resource version: 11 (15)")));
-    // The relist: b is gone, a changed, c did not.
-    server.answerList(ListResponse.newBuilder()
-        .addItems(configMap("ns", "a", "16", true))
-        .addItems(configMap("ns", "c", "11", true))
-        .setResourceVersion("20").build());
-    server.addWatch(new FakeInformerd.WatchScript(List.of(), null));
+    server.scriptRelistAfterTooOldWatch();
 
     InformerdSharedIndexInformer<V1ConfigMap> informer = informer();
     Lines first = new Lines();

@@ -1,14 +1,9 @@
 package io.informerd.kubernetes;
 
-import static io.informerd.kubernetes.FakeInformerd.configMap;
-import static io.informerd.kubernetes.FakeInformerd.event;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import io.grpc.Status;
 import io.informerd.client.ResourceRef;
-import io.informerd.v1.ListResponse;
-import io.informerd.v1.WatchEvent;
 import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.informer.SharedIndexInformer;
 import io.kubernetes.client.informer.SharedInformerFactory;
@@ -52,19 +47,7 @@ public class SharedInformerOverInformerdTest {
 
   @Test
   public void informerRelistsWhenInformerdSaysTheResumePointIsTooOld() throws Exception {
-    server.answerList(ListResponse.newBuilder()
-        .addItems(configMap("ns", "a", "5", true))
-        .addItems(configMap("ns", "b", "6", false))
-        .setResourceVersion("10").build());
-    server.addWatch(new FakeInformerd.WatchScript(
-        List.of(event(WatchEvent.Type.ADDED, "ns", "c", "11")),
-        Status.OUT_OF_RANGE.withDescription("too old resource version: 11 (15)")));
-    // The relist: b is gone, a changed.
-    server.answerList(ListResponse.newBuilder()
-        .addItems(configMap("ns", "a", "16", true))
-        .addItems(configMap("ns", "c", "11", true))
-        .setResourceVersion("20").build());
-    server.addWatch(new FakeInformerd.WatchScript(List.of(), null));
+    server.scriptRelistAfterTooOldWatch();
 
     SharedIndexInformer<V1ConfigMap> informer =
         InformerdInformers.sharedIndexInformerFor(

@@ -1,0 +1,61 @@
+"""What the example programs (example.py, controller.py) share.
+
+Both print whole lines on stdout that tests and hack/example.sh parse, log
+to stderr only, and stop on SIGTERM or SIGINT. They run as scripts, so
+this module is found next to them (the script's directory is on sys.path).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+
+import grpc
+
+import informerd
+
+
+class Output:
+    """stdout, one whole flushed line at a time, from any thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def emit(self, line: str) -> None:
+        with self._lock:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+
+
+def log_to_stderr() -> None:
+    """Sends logging to stderr: stdout carries only the program's lines."""
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
+                        format="%(asctime)s %(levelname)s %(message)s")
+
+
+def terminate_on_signals() -> threading.Event:
+    """An event set on SIGTERM or SIGINT.
+
+    Wait on it in slices (e.g. ``while not event.wait(0.5)``) so that the
+    signal handler gets to run promptly.
+    """
+    terminate = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: terminate.set())
+    return terminate
+
+
+def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags every example takes: where informerd is, what to read."""
+    parser.add_argument("--server", required=True, help="host:port")
+    parser.add_argument("-n", "--namespace", default="")
+    parser.add_argument("--token-file", default=None)
+
+
+def connect(args: argparse.Namespace) -> grpc.Channel:
+    """A channel to the informerd of add_connection_arguments' flags."""
+    return informerd.connect(informerd.ConnectionOptions(
+        addresses=[args.server], token_file=args.token_file))
