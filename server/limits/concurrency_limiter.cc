@@ -37,6 +37,9 @@ ConcurrencyLimiter::ConcurrencyLimiter(std::string what, size_t per_identity, si
 
 absl::StatusOr<ConcurrencyLimiter::Permit> ConcurrencyLimiter::Acquire(
     const std::string& identity, bool* per_identity_limited, size_t weight) {
+  // Nothing to count (an empty list of initial events): a permit that
+  // holds nothing, so no identity is tracked with a count of zero.
+  if (weight == 0) return Permit();
   absl::MutexLock lock(&mu_);
   size_t& mine = by_identity_[identity];
   // Whatever its weight, a caller's first permit is granted (if the total

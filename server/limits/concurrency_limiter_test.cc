@@ -86,5 +86,18 @@ TEST(ConcurrencyLimiterTest, WeightsCountAgainstBothLimitsAndTheFirstIsAlwaysGra
   EXPECT_TRUE(bytes.Acquire("carol", nullptr, 20).ok());
 }
 
+TEST(ConcurrencyLimiterTest, AWeightOfZeroHoldsNothing) {
+  ConcurrencyLimiter bytes("bytes of initial events held", 100, 250);
+  absl::StatusOr<ConcurrencyLimiter::Permit> empty = bytes.Acquire("alice", nullptr, 0);
+  ASSERT_TRUE(empty.ok());
+  {
+    absl::StatusOr<ConcurrencyLimiter::Permit> some = bytes.Acquire("alice", nullptr, 10);
+    ASSERT_TRUE(some.ok());
+  }
+  // Released after alice's other permit: nothing to release, nothing broken.
+  *empty = ConcurrencyLimiter::Permit();
+  EXPECT_EQ(bytes.in_use(), 0u);
+}
+
 }  // namespace
 }  // namespace informerd::limits
