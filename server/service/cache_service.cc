@@ -120,41 +120,36 @@ grpc::Status CheckCommonShape(const v1::ResourceName& resource, const std::strin
   return ParseVersion(version, version_field, &parsed);
 }
 
+grpc::Status ShapeOfList(const v1::ListRequest& request) {
+  if (request.limit() < 0) return Invalid("limit: must not be negative");
+  if (request.continue_token().size() > kMaxContinueTokenBytes) {
+    return Invalid(absl::StrCat("continue_token: longer than ", kMaxContinueTokenBytes, " bytes"));
+  }
+  return CheckCommonShape(request.resource(), request.namespace_(), request.projection(),
+                          request.resource_version(), "resource_version");
+}
+
+grpc::Status ShapeOfGet(const v1::GetRequest& request) {
+  if (request.name().empty()) return Invalid("name: required");
+  if (request.name().size() > kMaxNameBytes) {
+    return Invalid(absl::StrCat("name: longer than ", kMaxNameBytes, " characters"));
+  }
+  return CheckCommonShape(request.resource(), request.namespace_(), request.projection(),
+                          request.min_resource_version(), "min_resource_version");
+}
+
+grpc::Status ShapeOfWatch(const v1::WatchRequest& request) {
+  return CheckCommonShape(request.resource(), request.namespace_(), request.projection(),
+                          request.resource_version(), "resource_version");
+}
+
+// Parses `buffer` into `*request` and checks its shape (the ShapeOf...
+// functions): the one parse of a request, before its caller is known.
 template <typename Message>
-grpc::Status ParseAndCheck(const grpc::ByteBuffer& buffer,
-                           const std::function<grpc::Status(const Message&)>& check) {
-  Message request;
-  if (grpc::Status status = ParseRequest(buffer, &request); !status.ok()) return status;
-  return check(request);
-}
-
-grpc::Status ShapeOfList(const grpc::ByteBuffer& buffer) {
-  return ParseAndCheck<v1::ListRequest>(buffer, [](const v1::ListRequest& request) {
-    if (request.limit() < 0) return Invalid("limit: must not be negative");
-    if (request.continue_token().size() > kMaxContinueTokenBytes) {
-      return Invalid(absl::StrCat("continue_token: longer than ", kMaxContinueTokenBytes, " bytes"));
-    }
-    return CheckCommonShape(request.resource(), request.namespace_(), request.projection(),
-                            request.resource_version(), "resource_version");
-  });
-}
-
-grpc::Status ShapeOfGet(const grpc::ByteBuffer& buffer) {
-  return ParseAndCheck<v1::GetRequest>(buffer, [](const v1::GetRequest& request) {
-    if (request.name().empty()) return Invalid("name: required");
-    if (request.name().size() > kMaxNameBytes) {
-      return Invalid(absl::StrCat("name: longer than ", kMaxNameBytes, " characters"));
-    }
-    return CheckCommonShape(request.resource(), request.namespace_(), request.projection(),
-                            request.min_resource_version(), "min_resource_version");
-  });
-}
-
-grpc::Status ShapeOfWatch(const grpc::ByteBuffer& buffer) {
-  return ParseAndCheck<v1::WatchRequest>(buffer, [](const v1::WatchRequest& request) {
-    return CheckCommonShape(request.resource(), request.namespace_(), request.projection(),
-                            request.resource_version(), "resource_version");
-  });
+grpc::Status ParseShaped(const grpc::ByteBuffer& buffer, Message* request,
+                         grpc::Status (*shape)(const Message&)) {
+  if (grpc::Status status = ParseRequest(buffer, request); !status.ok()) return status;
+  return shape(*request);
 }
 
 // A Watch that fails before streaming.
@@ -356,21 +351,21 @@ grpc::ServerUnaryReactor* CacheService::Serve(grpc::CallbackServerContext* conte
 grpc::ServerUnaryReactor* CacheService::List(grpc::CallbackServerContext* context,
                                              const grpc::ByteBuffer* request,
                                              grpc::ByteBuffer* response) {
-  return Serve(context, "List", [request] { return ShapeOfList(*request); },
-               [this, request, response](const Caller& caller, grpc::ServerUnaryReactor* reactor,
-                                         absl::Time start) {
+  auto parsed = std::make_shared<v1::ListRequest>();
+  return Serve(context, "List",
+               [request, parsed] { return ParseShaped(*request, parsed.get(), &ShapeOfList); },
+               [this, parsed, response](const Caller& caller, grpc::ServerUnaryReactor* reactor,
+                                        absl::Time start) {
                  ReadPlan plan;
-                 grpc::Status status = DoList(caller, *request, response, &plan);
+                 grpc::Status status = DoList(caller, *parsed, response, &plan);
                  if (!status.ok()) return status;
                  FinishRead(reactor, "List", start, caller, status, std::move(plan));
                  return grpc::Status::OK;
                });
 }
 
-grpc::Status CacheService::DoList(const Caller& caller, const grpc::ByteBuffer& buffer,
+grpc::Status CacheService::DoList(const Caller& caller, const v1::ListRequest& request,
                                   grpc::ByteBuffer* response, ReadPlan* plan) {
-  v1::ListRequest request;
-  if (grpc::Status status = ParseRequest(buffer, &request); !status.ok()) return status;
   absl::StatusOr<ServedResource*> resource = registry_->Find(request.resource());
   if (!resource.ok()) return ToGrpc(resource.status());
   // Every field is validated (and bounded) before any of it reaches a
@@ -380,8 +375,6 @@ grpc::Status CacheService::DoList(const Caller& caller, const grpc::ByteBuffer& 
                               request.field_selector(), request.index_name(),
                               request.index_value()});
   if (!filter.ok()) return ToGrpc(filter.status());
-  if (request.limit() < 0) return Invalid("limit: must not be negative");
-  if (grpc::Status status = CheckProjection(request.projection()); !status.ok()) return status;
   uint64_t min_version = 0;
   if (grpc::Status status = ParseVersion(request.resource_version(), "resource_version", &min_version);
       !status.ok()) {
@@ -437,27 +430,23 @@ grpc::Status CacheService::DoList(const Caller& caller, const grpc::ByteBuffer& 
 grpc::ServerUnaryReactor* CacheService::Get(grpc::CallbackServerContext* context,
                                             const grpc::ByteBuffer* request,
                                             grpc::ByteBuffer* response) {
-  return Serve(context, "Get", [request] { return ShapeOfGet(*request); },
-               [this, request, response](const Caller& caller, grpc::ServerUnaryReactor* reactor,
-                                         absl::Time start) {
+  auto parsed = std::make_shared<v1::GetRequest>();
+  return Serve(context, "Get",
+               [request, parsed] { return ParseShaped(*request, parsed.get(), &ShapeOfGet); },
+               [this, parsed, response](const Caller& caller, grpc::ServerUnaryReactor* reactor,
+                                        absl::Time start) {
                  ReadPlan plan;
-                 grpc::Status status = DoGet(caller, *request, response, &plan);
+                 grpc::Status status = DoGet(caller, *parsed, response, &plan);
                  if (!status.ok()) return status;
                  FinishRead(reactor, "Get", start, caller, status, std::move(plan));
                  return grpc::Status::OK;
                });
 }
 
-grpc::Status CacheService::DoGet(const Caller& caller, const grpc::ByteBuffer& buffer,
+grpc::Status CacheService::DoGet(const Caller& caller, const v1::GetRequest& request,
                                  grpc::ByteBuffer* response, ReadPlan* plan) {
-  v1::GetRequest request;
-  if (grpc::Status status = ParseRequest(buffer, &request); !status.ok()) return status;
   absl::StatusOr<ServedResource*> resource = registry_->Find(request.resource());
   if (!resource.ok()) return ToGrpc(resource.status());
-  if (request.name().empty()) return Invalid("name: required");
-  if (request.name().size() > kMaxNameBytes) {
-    return Invalid(absl::StrCat("name: longer than ", kMaxNameBytes, " characters"));
-  }
   if ((*resource)->info.namespaced && request.namespace_().empty()) {
     return Invalid(absl::StrCat("namespace: required for ", (*resource)->DisplayName()));
   }
@@ -475,7 +464,6 @@ grpc::Status CacheService::DoGet(const Caller& caller, const grpc::ByteBuffer& b
       !status.ok()) {
     return status;
   }
-  if (grpc::Status status = CheckProjection(request.projection()); !status.ok()) return status;
   uint64_t min_version = 0;
   if (grpc::Status status =
           ParseVersion(request.min_resource_version(), "min_resource_version", &min_version);
@@ -502,10 +490,11 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::Watch(
   WatchStream* stream = nullptr;
   std::function<void()> after_begin;
   Caller caller;
-  grpc::Status status = ShapeOfWatch(*request);
+  v1::WatchRequest parsed;
+  grpc::Status status = ParseShaped(*request, &parsed, &ShapeOfWatch);
   if (!status.ok()) metrics_->RequestRejected("Watch", "invalid");
   if (status.ok()) status = Authenticate(context, "Watch", &caller);
-  if (status.ok()) status = StartWatch(caller, *request, &stream, &after_begin);
+  if (status.ok()) status = StartWatch(caller, parsed, &stream, &after_begin);
   if (!status.ok()) {
     metrics_->ObserveRpc("Watch", std::to_string(static_cast<int>(status.error_code())), 0);
     return new FailedWatch(status);
@@ -516,10 +505,8 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::Watch(
   return stream;
 }
 
-grpc::Status CacheService::StartWatch(const Caller& caller, const grpc::ByteBuffer& buffer,
+grpc::Status CacheService::StartWatch(const Caller& caller, const v1::WatchRequest& request,
                                       WatchStream** stream, std::function<void()>* after_begin) {
-  v1::WatchRequest request;
-  if (grpc::Status status = ParseRequest(buffer, &request); !status.ok()) return status;
   absl::StatusOr<ServedResource*> found = registry_->Find(request.resource());
   if (!found.ok()) return ToGrpc(found.status());
   ServedResource& resource = **found;
@@ -527,7 +514,6 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const grpc::ByteBuff
   absl::StatusOr<cache::Filter> filter = MakeFilter(
       resource, {request.namespace_(), request.label_selector(), request.field_selector(), "", ""});
   if (!filter.ok()) return ToGrpc(filter.status());
-  if (grpc::Status status = CheckProjection(request.projection()); !status.ok()) return status;
   uint64_t version = 0;
   if (grpc::Status status = ParseVersion(request.resource_version(), "resource_version", &version);
       !status.ok()) {

@@ -151,9 +151,10 @@ class CacheService final : public RawCacheService {
     uint64_t min_version = 0;
     std::function<grpc::Status()> read;
   };
-  grpc::Status DoList(const Caller& caller, const grpc::ByteBuffer& request,
+  // REQUIRES: the request passed its shape check (Serve).
+  grpc::Status DoList(const Caller& caller, const v1::ListRequest& request,
                       grpc::ByteBuffer* response, ReadPlan* plan);
-  grpc::Status DoGet(const Caller& caller, const grpc::ByteBuffer& request,
+  grpc::Status DoGet(const Caller& caller, const v1::GetRequest& request,
                      grpc::ByteBuffer* response, ReadPlan* plan);
   grpc::Status DoListResources(const Caller& caller, const v1::ListResourcesRequest& request,
                                v1::ListResourcesResponse* response);
@@ -164,7 +165,7 @@ class CacheService final : public RawCacheService {
                   const Caller& caller, grpc::Status status, ReadPlan plan);
   // The stream, started, or (waiting for a version) with *after_begin set
   // to what must run once the stream has begun.
-  grpc::Status StartWatch(const Caller& caller, const grpc::ByteBuffer& request,
+  grpc::Status StartWatch(const Caller& caller, const v1::WatchRequest& request,
                           WatchStream** stream, std::function<void()>* after_begin);
   void FinishUnary(grpc::ServerUnaryReactor* reactor, const char* method, absl::Time start,
                    const grpc::Status& status);
