@@ -556,6 +556,26 @@ class BobCanRead {
   bool revoked_ = false;
 };
 
+// A client that does not read: its HTTP/2 windows stay small (no BDP
+// probing, 1 KB of lookahead), so the server's writes wait for it.
+std::unique_ptr<v1::Cache::Stub> NonReadingClient(int port) {
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+  args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 1024);
+  return v1::Cache::NewStub(grpc::CreateCustomChannel(
+      absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials(), args));
+}
+
+// A WatchList of the namespace's ConfigMaps.
+v1::WatchRequest WatchList(const std::string& ns) {
+  v1::WatchRequest request;
+  request.mutable_resource()->set_resource("configmaps");
+  request.set_namespace_(ns);
+  request.set_send_initial_events(true);
+  request.set_allow_bookmarks(true);
+  return request;
+}
+
 class LimitsTest : public ::testing::Test {};
 
 TEST_F(LimitsTest, WatchLimitPerIdentityLeavesOthersAlone) {
@@ -827,18 +847,8 @@ TEST_F(LimitsTest, StalledWatchesEnd) {
   options.service.stalled_stream_timeout = absl::Seconds(2);
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
-  // A client that does not read: its windows stay small (no BDP probing,
-  // 1 KB of lookahead), so the server's writes wait for it.
-  grpc::ChannelArguments args;
-  args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
-  args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 1024);
-  std::unique_ptr<v1::Cache::Stub> stub = v1::Cache::NewStub(grpc::CreateCustomChannel(
-      absl::StrCat("127.0.0.1:", server.port()), grpc::InsecureChannelCredentials(), args));
-  v1::WatchRequest request;
-  request.mutable_resource()->set_resource("configmaps");
-  request.set_namespace_(ns);
-  request.set_send_initial_events(true);
-  request.set_allow_bookmarks(true);
+  std::unique_ptr<v1::Cache::Stub> stub = NonReadingClient(server.port());
+  const v1::WatchRequest request = WatchList(ns);
   constexpr int kStreams = 20;
   std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
   std::vector<std::unique_ptr<grpc::ClientReader<v1::WatchEvent>>> readers;
@@ -879,16 +889,8 @@ TEST_F(LimitsTest, InitialEventsHeldAreBudgetedPerCaller) {
   options.service.max_initial_bytes_per_identity = 100 << 10;  // a quarter of one list
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
-  grpc::ChannelArguments args;  // a client that does not read: small windows
-  args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
-  args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 1024);
-  std::unique_ptr<v1::Cache::Stub> stub = v1::Cache::NewStub(grpc::CreateCustomChannel(
-      absl::StrCat("127.0.0.1:", server.port()), grpc::InsecureChannelCredentials(), args));
-  v1::WatchRequest request;
-  request.mutable_resource()->set_resource("configmaps");
-  request.set_namespace_(ns);
-  request.set_send_initial_events(true);
-  request.set_allow_bookmarks(true);
+  std::unique_ptr<v1::Cache::Stub> stub = NonReadingClient(server.port());
+  const v1::WatchRequest request = WatchList(ns);
   auto open = [&](grpc::ClientContext* context) {
     context->set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
     return stub->Watch(context, request);
