@@ -6,6 +6,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "rapidjson/encodings.h"
+#include "rapidjson/memorystream.h"
 #include "rapidjson/stringbuffer.h"
 #include "server/cache/json_writer.h"
 #include "server/cache/resource_version.h"
@@ -62,34 +64,16 @@ std::string ScalarText(const rapidjson::Value* value) {
   return "";
 }
 
-// Whether `text` is well-formed UTF-8 (RFC 3629: no overlong forms, no
-// surrogates, nothing past U+10FFFF), as a proto3 string must be.
+// Whether `text` is well-formed UTF-8 (no overlong forms, no surrogates,
+// nothing past U+10FFFF), as a proto3 string must be: RapidJSON's strict
+// decoder, a code point at a time.
 bool IsUtf8(std::string_view text) {
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  const auto* end = p + text.size();
-  while (p < end) {
-    const unsigned char c = *p++;
-    if (c < 0x80) continue;
-    size_t continuation;
-    unsigned char min = 0x80, max = 0xBF;  // bounds of the second byte
-    if (c >= 0xC2 && c <= 0xDF) {
-      continuation = 1;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      continuation = 2;
-      if (c == 0xE0) min = 0xA0;  // overlong
-      if (c == 0xED) max = 0x9F;  // surrogates
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      continuation = 3;
-      if (c == 0xF0) min = 0x90;  // overlong
-      if (c == 0xF4) max = 0x8F;  // past U+10FFFF
-    } else {
-      return false;
-    }
-    if (static_cast<size_t>(end - p) < continuation || *p < min || *p > max) return false;
-    for (size_t i = 1; i < continuation; ++i) {
-      if (p[i] < 0x80 || p[i] > 0xBF) return false;
-    }
-    p += continuation;
+  struct Discard {
+    void Put(char) {}
+  } discard;
+  rapidjson::MemoryStream bytes(text.data(), text.size());
+  while (bytes.Tell() < text.size()) {
+    if (!rapidjson::UTF8<char>::Validate(bytes, discard)) return false;
   }
   return true;
 }
