@@ -45,6 +45,7 @@ std::vector<prometheus::MetricFamily> CollectResourceMetrics(
   FamilyBuilder relist_events(&families, "informerd_relist_events_total", "Events synthesized from relist diffs.", MetricType::Counter);
   FamilyBuilder lists(&families, "informerd_upstream_lists_total", "Full upstream states completed (paged LIST or streaming list).", MetricType::Counter);
   FamilyBuilder streamed(&families, "informerd_upstream_streaming_lists_total", "Of those, streaming lists (WATCH with sendInitialEvents).", MetricType::Counter);
+  FamilyBuilder broken(&families, "informerd_upstream_streaming_lists_broken_total", "Streaming lists that broke before their end (a paged LIST follows).", MetricType::Counter);
   FamilyBuilder watches(&families, "informerd_upstream_watches_total", "Upstream WATCH requests made.", MetricType::Counter);
   FamilyBuilder relists(&families, "informerd_upstream_relists_total", "LISTs forced by an expired watch.", MetricType::Counter);
   FamilyBuilder expired(&families, "informerd_upstream_expired_total", "410 Expired answers from the API server.", MetricType::Counter);
@@ -65,6 +66,7 @@ std::vector<prometheus::MetricFamily> CollectResourceMetrics(
     const kube::ReflectorStats& upstream = served->reflector->stats();
     lists.Add(name, static_cast<double>(upstream.lists.load()));
     streamed.Add(name, static_cast<double>(upstream.streamed_lists.load()));
+    broken.Add(name, static_cast<double>(upstream.streaming_list_broken.load()));
     watches.Add(name, static_cast<double>(upstream.watches.load()));
     relists.Add(name, static_cast<double>(upstream.relists.load()));
     expired.Add(name, static_cast<double>(upstream.expired_410.load()));

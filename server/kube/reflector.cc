@@ -69,18 +69,28 @@ void Reflector::Run() {
   bool need_list = true;
   while (!stopping()) {
     Failure failure;
-    const bool stream = need_list && options_.streaming_list && !streaming_list_refused_;
+    const bool stream = need_list && options_.streaming_list && !streaming_list_refused_ &&
+                        !page_next_list_;
     if (need_list && !stream) {
       if (!ListAll(&failure)) {
         if (!WaitBeforeRetry(failure)) return;
         continue;
       }
       need_list = false;
+      page_next_list_ = false;
     }
     const WatchEnd end = WatchOnce(&failure, stream);
-    // A streaming list that ended before its last initial event is retried
-    // whole: the sink discards the partial list at the next OnListStart.
+    // A streaming list that ended before its last initial event is followed
+    // by a paged LIST; the sink discards the partial list at the next
+    // OnListStart.
     if (stream && !awaiting_initial_events_end_) need_list = false;
+    if (stream && awaiting_initial_events_end_ && end != WatchEnd::kStreamingListRefused) {
+      page_next_list_ = true;
+      stats_.streaming_list_broken.fetch_add(1);
+      log::Warning("reflector", absl::StrCat(
+          "list ", KubectlName(resource_.group, resource_.resource),
+          ": the streaming list failed before its end; the next list is paged"));
+    }
     awaiting_initial_events_end_ = false;
     switch (end) {
       case WatchEnd::kRewatch:

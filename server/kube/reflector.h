@@ -7,7 +7,11 @@
 // watch cache one object at a time instead of building a whole LIST
 // response; where the server refuses that (before 1.27, or with the WatchList
 // feature off), it lists page by page instead, as client-go's Reflector
-// does, and keeps listing for the rest of its life. Then it watches from the
+// does, and keeps listing for the rest of its life. A streaming list that
+// breaks before its end (the apiserver closes a watcher that reads its
+// initial events slower than the resource changes, so on a big resource it
+// may break every time) is followed by one paged LIST, as client-go falls
+// back, so that a slow reader still makes progress. Then it watches from the
 // state's resourceVersion, re-watching from the last version seen whenever a
 // watch ends or breaks, and gets the state again only when the server says
 // that version is too old (410). Failures are retried with backoff (see backoff.h), honouring
@@ -66,6 +70,7 @@ struct ReflectorStats {
   std::atomic<uint64_t> lists{0};          // full states completed, either way
   std::atomic<uint64_t> streamed_lists{0};  // of those, by streaming list
   std::atomic<uint64_t> streaming_list_refused{0};  // server refused it
+  std::atomic<uint64_t> streaming_list_broken{0};   // broke before its end
   std::atomic<uint64_t> list_pages{0};     // pages received
   std::atomic<uint64_t> list_restarts{0};  // lists restarted (continue 410)
   std::atomic<uint64_t> watches{0};        // watch requests made
@@ -148,6 +153,8 @@ class Reflector {
   // A streaming list whose initial-events-end bookmark has not come yet.
   bool awaiting_initial_events_end_ = false;
   bool streaming_list_refused_ = false;
+  // The last streaming list broke before its end: the next list is paged.
+  bool page_next_list_ = false;
   absl::BitGen bit_gen_;
 
   StreamCanceller canceller_;

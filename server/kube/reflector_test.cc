@@ -358,26 +358,30 @@ TEST_F(ReflectorTest, RefusedStreamingListFallsBackToPagedListsForGood) {
   EXPECT_EQ(reflector_->stats().streamed_lists.load(), 0u);
 }
 
-TEST_F(ReflectorTest, StreamingListCutBeforeItsEndIsRetriedWhole) {
+TEST_F(ReflectorTest, StreamingListBrokenBeforeItsEndIsFollowedByOnePagedList) {
   options_.streaming_list = true;
   AddWatch({Event("ADDED", Pod("a", "5"))}, StreamEnd::kCut);
-  AddWatch({Event("ADDED", Pod("a", "5")), Event("ADDED", Pod("b", "6")),
-            InitialEventsEnd("10"), Event("ERROR", Status(410, "Expired", "too old"))},
-           StreamEnd::kClose);
+  AddList(200, Page({Pod("a", "5"), Pod("b", "6")}, "10"));
+  AddWatch({Event("ERROR", Status(410, "Expired", "too old"))}, StreamEnd::kClose);
+  // The relist after that tries streaming again.
   AddWatch({Event("ADDED", Pod("b", "6")), InitialEventsEnd("20")}, StreamEnd::kHang);
   StartReflector();
   ASSERT_TRUE(sink_.WaitFor("end 20"));
-  EXPECT_FALSE(reflector_->stats().lists.load() == 0);
   EXPECT_THAT(sink_.lines(), ElementsAre("start", "item a", "start", "item a", "item b",
                                          "end 10", "start", "item b", "end 20"));
   const std::vector<RecordedRequest> watches = Requests(/*watch=*/true);
   ASSERT_EQ(watches.size(), 3u);
-  for (const RecordedRequest& watch : watches) {
-    EXPECT_EQ(watch.Param("sendInitialEvents"), "true");
-  }
-  EXPECT_EQ(reflector_->stats().relists.load(), 1u);
-  EXPECT_EQ(reflector_->stats().streamed_lists.load(), 2u);
-  EXPECT_TRUE(Requests(/*watch=*/false).empty());
+  EXPECT_EQ(watches[0].Param("sendInitialEvents"), "true");
+  EXPECT_EQ(watches[1].params.count("sendInitialEvents"), 0u);
+  EXPECT_EQ(watches[1].Param("resourceVersion"), "10");
+  EXPECT_EQ(watches[2].Param("sendInitialEvents"), "true");
+  EXPECT_EQ(Requests(/*watch=*/false).size(), 1u);
+  const ReflectorStats& stats = reflector_->stats();
+  EXPECT_EQ(stats.streaming_list_broken.load(), 1u);
+  EXPECT_EQ(stats.streaming_list_refused.load(), 0u);
+  EXPECT_EQ(stats.relists.load(), 1u);
+  EXPECT_EQ(stats.lists.load(), 2u);
+  EXPECT_EQ(stats.streamed_lists.load(), 1u);
 }
 
 TEST_F(ReflectorTest, ExpiredContinueTokenRestartsTheList) {

@@ -26,6 +26,10 @@ export INFORMERD_ETCD_PEER_PORT="$(free_port)"
 export INFORMERD_APISERVER_PORT="$(free_port)"
 unset INFORMERD_APISERVER_URL KUBECONFIG
 trap '"$root/hack/control-plane.sh" down' EXIT
+# Each run starts from an empty etcd: the objects earlier runs left behind
+# (some of 64 KB) would pile up into a resource no run means to test.
+"$root/hack/control-plane.sh" down >/dev/null
+rm -rf "$INFORMERD_CP_DIR/etcd-data"
 "$root/hack/control-plane.sh" up
 eval "$("$root/hack/control-plane.sh" env)"
 
