@@ -1,6 +1,7 @@
 #include "server/cache/event_history.h"
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 
 namespace informerd::cache {
@@ -19,6 +20,17 @@ void EventHistory::Reset(uint64_t start_version) {
   events_.clear();
   oldest_version_ = start_version;
   latest_version_ = start_version;
+}
+
+bool EventHistory::Prepend(std::vector<Event> older, uint64_t from_version) {
+  if (older.size() > first_position_ || events_.size() + older.size() > limits_.max_events) {
+    return false;
+  }
+  first_position_ -= older.size();
+  events_.insert(events_.begin(), std::make_move_iterator(older.begin()),
+                 std::make_move_iterator(older.end()));
+  oldest_version_ = std::min(oldest_version_, from_version);
+  return true;
 }
 
 void EventHistory::Evict(absl::Time now) {

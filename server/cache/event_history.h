@@ -5,7 +5,9 @@
 // time window (default 75 s), never fewer than min_events nor more than
 // max_events. Events are numbered by a sequence that only grows, so a
 // watcher's position survives evictions: a position older than the oldest
-// kept event has fallen off the history.
+// kept event has fallen off the history. Positions start high, so that
+// events older than the first may still be put in front of it (Prepend:
+// a backfill from the API server after a restart).
 //
 // Thread safety: none; the Informer serializes access.
 #ifndef INFORMERD_SERVER_CACHE_EVENT_HISTORY_H_
@@ -14,6 +16,7 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <vector>
 
 #include "absl/time/time.h"
 #include "server/cache/event.h"
@@ -39,6 +42,15 @@ class EventHistory {
   // before fall off. Used when the resource is rebuilt from scratch.
   void Reset(uint64_t start_version);
 
+  // Puts `older`, the events between `from_version` and oldest_version(),
+  // before the oldest kept event, so that watchers may resume from
+  // `from_version`; positions already taken keep their events. Returns false
+  // and changes nothing when they would not fit: more than max_events in
+  // all, or no room left below first_position().
+  // REQUIRES: `older` ascends by resource_version, each within
+  // (from_version, oldest_version()], and is every event of that range.
+  bool Prepend(std::vector<Event> older, uint64_t from_version);
+
   // The position of the first event after `version`, or nullopt if events
   // after `version` were already evicted ("too old resource version").
   std::optional<uint64_t> PositionAfter(uint64_t version) const;
@@ -60,7 +72,7 @@ class EventHistory {
 
   HistoryLimits limits_;
   std::deque<Event> events_;
-  uint64_t first_position_ = 0;
+  uint64_t first_position_ = uint64_t{1} << 48;
   // Version before the oldest kept event: resuming from it or later is safe.
   uint64_t oldest_version_;
   uint64_t latest_version_;

@@ -21,27 +21,29 @@ TEST(EventHistory, PositionAfterFindsTheNextEvent) {
   EventHistory history({}, 10);
   history.Append(At(12, now), now);
   history.Append(At(15, now), now);
-  EXPECT_EQ(history.PositionAfter(10).value(), 0u);
-  EXPECT_EQ(history.PositionAfter(11).value(), 0u);
-  EXPECT_EQ(history.PositionAfter(12).value(), 1u);
-  EXPECT_EQ(history.PositionAfter(15).value(), 2u);
-  EXPECT_EQ(history.PositionAfter(99).value(), 2u);
+  const uint64_t p = history.first_position();
+  EXPECT_EQ(history.PositionAfter(10).value(), p);
+  EXPECT_EQ(history.PositionAfter(11).value(), p);
+  EXPECT_EQ(history.PositionAfter(12).value(), p + 1);
+  EXPECT_EQ(history.PositionAfter(15).value(), p + 2);
+  EXPECT_EQ(history.PositionAfter(99).value(), p + 2);
   EXPECT_FALSE(history.PositionAfter(9).has_value());
-  EXPECT_EQ(history.At(1)->resource_version, 15u);
-  EXPECT_EQ(history.At(2), nullptr);
+  EXPECT_EQ(history.At(p + 1)->resource_version, 15u);
+  EXPECT_EQ(history.At(p + 2), nullptr);
 }
 
 TEST(EventHistory, EvictsByCountAndWindowButKeepsMinimum) {
   absl::Time start = absl::UnixEpoch();
   HistoryLimits limits{.window = absl::Seconds(10), .min_events = 2, .max_events = 4};
   EventHistory history(limits, 0);
+  const uint64_t p = history.first_position();
   for (uint64_t v = 1; v <= 6; ++v) history.Append(At(v, start), start);
   EXPECT_EQ(history.size(), 4u);
   EXPECT_EQ(history.oldest_version(), 2u);
-  EXPECT_EQ(history.first_position(), 2u);
+  EXPECT_EQ(history.first_position(), p + 2);
   EXPECT_FALSE(history.PositionAfter(1).has_value());
-  EXPECT_EQ(history.PositionAfter(2).value(), 2u);
-  EXPECT_EQ(history.At(0), nullptr);
+  EXPECT_EQ(history.PositionAfter(2).value(), p + 2);
+  EXPECT_EQ(history.At(p), nullptr);
 
   absl::Time later = start + absl::Seconds(60);
   history.Append(At(7, later), later);
@@ -67,12 +69,48 @@ TEST(EventHistory, NeverSplitsABatchThatSharesAVersion) {
 TEST(EventHistory, ResetInvalidatesOldPositions) {
   absl::Time now = absl::UnixEpoch();
   EventHistory history({}, 0);
+  const uint64_t p = history.first_position();
   history.Append(At(1, now), now);
   history.Reset(100);
-  EXPECT_EQ(history.first_position(), 1u);
-  EXPECT_EQ(history.At(0), nullptr);
+  EXPECT_EQ(history.first_position(), p + 1);
+  EXPECT_EQ(history.At(p), nullptr);
   EXPECT_FALSE(history.PositionAfter(50).has_value());
-  EXPECT_EQ(history.PositionAfter(100).value(), 1u);
+  EXPECT_EQ(history.PositionAfter(100).value(), p + 1);
+}
+
+TEST(EventHistory, PrependedEventsComeBeforeAndKeepTakenPositions) {
+  absl::Time now = absl::UnixEpoch();
+  EventHistory history({}, 20);
+  history.Append(At(25, now), now);
+  const uint64_t taken = history.PositionAfter(20).value();
+  EXPECT_FALSE(history.PositionAfter(12).has_value());
+  std::vector<Event> older;
+  older.push_back(At(14, now));
+  older.push_back(At(20, now));
+  ASSERT_TRUE(history.Prepend(std::move(older), 12));
+  EXPECT_EQ(history.oldest_version(), 12u);
+  EXPECT_EQ(history.size(), 3u);
+  EXPECT_EQ(history.At(taken)->resource_version, 25u);
+  EXPECT_EQ(history.PositionAfter(20).value(), taken);
+  const uint64_t from_12 = history.PositionAfter(12).value();
+  EXPECT_EQ(from_12, taken - 2);
+  EXPECT_EQ(history.At(from_12)->resource_version, 14u);
+  EXPECT_EQ(history.At(from_12 + 1)->resource_version, 20u);
+  EXPECT_EQ(history.PositionAfter(14).value(), taken - 1);
+  EXPECT_FALSE(history.PositionAfter(11).has_value());
+}
+
+TEST(EventHistory, PrependBeyondMaxEventsChangesNothing) {
+  absl::Time now = absl::UnixEpoch();
+  HistoryLimits limits{.window = absl::Hours(1), .min_events = 1, .max_events = 2};
+  EventHistory history(limits, 20);
+  history.Append(At(25, now), now);
+  std::vector<Event> older;
+  older.push_back(At(14, now));
+  older.push_back(At(20, now));
+  EXPECT_FALSE(history.Prepend(std::move(older), 12));
+  EXPECT_EQ(history.oldest_version(), 20u);
+  EXPECT_EQ(history.size(), 1u);
 }
 
 }  // namespace

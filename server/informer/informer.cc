@@ -366,6 +366,43 @@ absl::StatusOr<uint64_t> Informer::WatchPosition(uint64_t version) const {
   return *position;
 }
 
+absl::StatusOr<std::vector<Event>> Informer::EventsBetween(uint64_t from_version,
+                                                          uint64_t through_version) const {
+  absl::ReaderMutexLock lock(&mu_);
+  std::optional<uint64_t> position = history_.PositionAfter(from_version);
+  if (!position.has_value()) return TooOld(from_version);
+  std::vector<Event> events;
+  for (const Event* event = history_.At(*position);
+       event != nullptr && event->resource_version <= through_version;
+       event = history_.At(++*position)) {
+    events.push_back(*event);
+  }
+  return events;
+}
+
+absl::Status Informer::PrependHistory(std::vector<Event> older, uint64_t from_version,
+                                      uint64_t through_version) {
+  absl::MutexLock lock(&mu_);
+  const uint64_t oldest = history_.oldest_version();
+  if (from_version >= oldest) return absl::OkStatus();
+  if (!synced_ || through_version < oldest) {
+    return absl::UnavailableError(absl::StrCat(
+        "the backfill reached version ", through_version, ", short of the history's oldest, ",
+        oldest));
+  }
+  std::vector<Event> missing;
+  for (Event& event : older) {
+    if (event.resource_version > from_version && event.resource_version <= oldest) {
+      missing.push_back(std::move(event));
+    }
+  }
+  if (!history_.Prepend(std::move(missing), from_version)) {
+    return absl::UnavailableError(absl::StrCat("no room in the history for the events since ",
+                                               from_version));
+  }
+  return absl::OkStatus();
+}
+
 Informer::InitialState Informer::Snapshot(const cache::Filter& filter) const {
   absl::ReaderMutexLock lock(&mu_);
   InitialState state;

@@ -139,6 +139,23 @@ class Informer : public kube::ListWatchSink {
   };
   InitialState Snapshot(const cache::Filter& filter) const;
 
+  // Copies of the events after `from_version` through `through_version`:
+  // what a history backfill takes from the temporary Informer it fed from
+  // the API server. OUT_OF_RANGE when the history no longer reaches back to
+  // `from_version`.
+  absl::StatusOr<std::vector<cache::Event>> EventsBetween(uint64_t from_version,
+                                                          uint64_t through_version) const;
+
+  // Puts `older`, every event of this resource after `from_version` through
+  // `through_version` as the API server has them (EventsBetween of a
+  // backfill), before the history's oldest event, so that watchers may
+  // resume from `from_version`. Events the history holds already are
+  // skipped. UNAVAILABLE when `through_version` falls short of the
+  // history's oldest version (the events between would be missing) or the
+  // history has no room for them.
+  absl::Status PrependHistory(std::vector<cache::Event> older, uint64_t from_version,
+                              uint64_t through_version);
+
   enum class ReadResult { kEvent, kCaughtUp, kTooOld };
   // Copies the event at `position` into `event`. When caught up (no event
   // there yet), sets `*version` to the cache's version and, if `waiter` is

@@ -76,6 +76,54 @@ TEST_F(InformerTest, WatchEventsUpdateStoreAndHistory) {
   EXPECT_EQ(ReadAll(informer_.WatchPosition(12).value()).size(), 1u);
 }
 
+TEST_F(InformerTest, BackfilledPastLetsAWatcherResumeFromBeforeTheFirstList) {
+  // What the API server had: a at 3, then a modified at 8 and b added at 9,
+  // as a temporary informer that listed at 5 saw them.
+  Informer past{InformerOptions{}};
+  auto feed = [&past](const TestObjectSpec& spec, bool list) {
+    rapidjson::Document doc;
+    doc.Parse(cache::TestObjectJson(spec).c_str());
+    if (list) {
+      past.OnListItem(doc);
+    } else {
+      past.OnWatchEvent(spec.resource_version == 9 ? kube::WatchEventType::kAdded
+                                                   : kube::WatchEventType::kModified,
+                        doc);
+    }
+  };
+  past.OnListStart();
+  feed({.name = "a", .resource_version = 3}, true);
+  past.OnListEnd("5");
+  feed({.name = "a", .resource_version = 8}, false);
+  feed({.name = "b", .resource_version = 9}, false);
+  feed({.name = "a", .resource_version = 12}, false);  // past the served list
+
+  List({{.name = "a", .resource_version = 8}, {.name = "b", .resource_version = 9}}, 10);
+  Watch(kube::WatchEventType::kModified, {.name = "a", .resource_version = 12});
+  EXPECT_FALSE(informer_.WatchPosition(5).ok());
+  const uint64_t from_10 = informer_.WatchPosition(10).value();
+
+  EXPECT_FALSE(past.EventsBetween(4, 10).ok()) << "before the past informer's list";
+  absl::StatusOr<std::vector<cache::Event>> older = past.EventsBetween(5, 10);
+  ASSERT_TRUE(older.ok()) << older.status();
+  ASSERT_EQ(older->size(), 2u);
+  EXPECT_EQ(informer_.PrependHistory(*older, 5, 9).code(), absl::StatusCode::kUnavailable)
+      << "reaching 9 leaves the events up to 10 unknown";
+  ASSERT_TRUE(informer_.PrependHistory(*std::move(older), 5, 10).ok());
+
+  EXPECT_EQ(informer_.stats().oldest_resource_version, 5u);
+  EXPECT_EQ(informer_.WatchPosition(10).value(), from_10);
+  std::vector<cache::Event> events = ReadAll(informer_.WatchPosition(5).value());
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].type, EventType::kModified);
+  EXPECT_EQ(events[0].previous->resource_version(), "3");
+  EXPECT_EQ(events[1].type, EventType::kAdded);
+  EXPECT_EQ(events[1].object->name(), "b");
+  EXPECT_EQ(events[2].resource_version, 12u);
+  // Already covered: nothing to do.
+  EXPECT_TRUE(informer_.PrependHistory({}, 7, 10).ok());
+}
+
 TEST_F(InformerTest, OlderEventsAndMalformedObjectsAreRejected) {
   List({{.name = "a", .resource_version = 3}}, 10);
   Watch(kube::WatchEventType::kModified, {.name = "a", .resource_version = 9});

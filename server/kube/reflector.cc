@@ -146,6 +146,9 @@ bool Reflector::ListAll(Failure* failure) {
     std::string url = Url(absl::StrCat("limit=", options_.page_size));
     if (!continue_token.empty()) {
       AppendQueryParam(&url, "continue", continue_token);
+    } else if (!synced() && !options_.list_exact_version.empty()) {
+      AppendQueryParam(&url, "resourceVersion", options_.list_exact_version);
+      AppendQueryParam(&url, "resourceVersionMatch", "Exact");
     } else if (!synced()) {
       // As client-go: the first list may come from the apiserver's watch
       // cache (resourceVersion=0, served whole and fast); the watch that
@@ -177,6 +180,12 @@ bool Reflector::ListAll(Failure* failure) {
                                 api.message, "); listing again"));
         continue_token.clear();
         continue;
+      }
+      if (IsExpired(api)) {
+        // The version asked for (list_exact_version) is compacted away.
+        stats_.expired_410.fetch_add(1);
+        *failure = Failure{ToStatus(api, what), response->retry_after};
+        return false;
       }
       *failure = HttpFailure(response->status, response->retry_after,
                              response->body, what);

@@ -63,6 +63,12 @@ struct ReflectorOptions {
   bool cut_managed_fields_from_lists = false;
   // Try a streaming list before a paged LIST (see above). Off: LIST only.
   bool streaming_list = true;
+  // Set: the first list is the state at exactly this resourceVersion
+  // (resourceVersionMatch=Exact, paged, from etcd), and the watch goes on
+  // from there; a history backfill reads the past this way. The server
+  // answers 410 once the version is compacted away. Needs streaming_list
+  // off.
+  std::string list_exact_version;
 };
 
 // Counters for observability; each is monotonically increasing.

@@ -402,6 +402,35 @@ TEST_F(ReflectorTest, ExpiredContinueTokenRestartsTheList) {
   EXPECT_EQ(Requests(/*watch=*/true)[0].Param("resourceVersion"), "20");
 }
 
+TEST_F(ReflectorTest, ExactVersionListsThatStateThenWatchesFromIt) {
+  options_.list_exact_version = "7";
+  AddList(200, Page({Pod("a", "5")}, "7", "more"));
+  AddList(200, Page({Pod("b", "6")}, "7"));
+  StartReflector();
+  ASSERT_TRUE(sink_.WaitFor("end 7"));
+  const std::vector<RecordedRequest> lists = Requests(/*watch=*/false);
+  ASSERT_EQ(lists.size(), 2u);
+  EXPECT_EQ(lists[0].Param("resourceVersion"), "7");
+  EXPECT_EQ(lists[0].Param("resourceVersionMatch"), "Exact");
+  EXPECT_EQ(lists[1].Param("continue"), "more");
+  EXPECT_EQ(lists[1].params.count("resourceVersionMatch"), 0u);
+  ASSERT_TRUE(WaitForWatches(1));
+  EXPECT_EQ(Requests(/*watch=*/true)[0].Param("resourceVersion"), "7");
+}
+
+TEST_F(ReflectorTest, CompactedExactVersionCountsAsExpired) {
+  options_.list_exact_version = "7";
+  for (int i = 0; i < 3; ++i) {
+    AddList(410, Status(410, "Expired", "too old resource version: 7 (30)"));
+  }
+  StartReflector();
+  // A second request means the first answer was handled.
+  ASSERT_TRUE(server_.WaitForRequests(kPods, 2, kWait));
+  EXPECT_GE(reflector_->stats().expired_410.load(), 1u);
+  EXPECT_EQ(reflector_->stats().http_errors.load(), 0u);
+  EXPECT_FALSE(reflector_->synced());
+}
+
 TEST_F(ReflectorTest, ExpiredWatchRelists) {
   AddList(200, Page({Pod("a", "5")}, "10"));
   AddWatch({Event("ADDED", Pod("x", "11")),

@@ -566,13 +566,28 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const v1::WatchReque
     start.position = *position;
     return start;
   };
+  // A resume from before the history (this process started after the
+  // client's last event) is backfilled from the API server rather than
+  // answered OUT_OF_RANGE, which would make the client relist.
+  HistoryBackfill* backfill = request.send_initial_events() || legacy_initial ||
+                                      request.resource_version().empty()
+                                  ? nullptr
+                                  : resource.backfill.get();
   std::optional<WatchStart> start;
   std::shared_ptr<limits::ConcurrencyLimiter::Permit> waiting;
+  bool backfill_first = false;
   if (Reached(resource, version)) {
     absl::StatusOr<WatchStart> now = make_start();
-    if (!now.ok()) return ToGrpc(now.status());
-    start = *std::move(now);
-  } else {
+    if (!now.ok() && !(backfill != nullptr && absl::IsOutOfRange(now.status()))) {
+      return ToGrpc(now.status());
+    }
+    if (now.ok()) {
+      start = *std::move(now);
+    } else {
+      backfill_first = true;
+    }
+  }
+  if (!start.has_value()) {
     absl::StatusOr<limits::ConcurrencyLimiter::Permit> admitted = AdmitWait(caller, "Watch");
     if (!admitted.ok()) return ToGrpc(admitted.status());
     waiting = std::make_shared<limits::ConcurrencyLimiter::Permit>(*std::move(admitted));
@@ -601,16 +616,33 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const v1::WatchReque
                             std::move(stream_options), std::move(start), metrics_, &watches_,
                             *std::move(permit));
   if (waiting != nullptr) {
-    *after_begin = [this, starter = (*stream)->Starter(), make_start = std::move(make_start),
-                    waiting, resource = &resource, version] {
-      version_waits_.Wait(resource->informer.get(), version,
-                          absl::Now() + options_.version_wait,
-                          [starter, make_start, waiting, resource, version](bool reached) {
-                            starter(reached ? make_start()
-                                            : absl::StatusOr<WatchStart>(
-                                                  NotReached(*resource, version)));
-                          });
+    auto starter = (*stream)->Starter();
+    auto start_after_backfill = [backfill, version, starter, make_start, waiting] {
+      backfill->Request(version, [starter, make_start, waiting](absl::Status filled) {
+        starter(filled.ok() ? make_start() : absl::StatusOr<WatchStart>(filled));
+      });
     };
+    if (backfill_first) {
+      *after_begin = start_after_backfill;
+    } else {
+      *after_begin = [this, starter, make_start, start_after_backfill, backfill,
+                      resource = &resource, version] {
+        version_waits_.Wait(
+            resource->informer.get(), version, absl::Now() + options_.version_wait,
+            [starter, make_start, start_after_backfill, backfill, resource, version](bool reached) {
+              if (!reached) {
+                starter(NotReached(*resource, version));
+                return;
+              }
+              absl::StatusOr<WatchStart> now = make_start();
+              if (!now.ok() && backfill != nullptr && absl::IsOutOfRange(now.status())) {
+                start_after_backfill();
+                return;
+              }
+              starter(std::move(now));
+            });
+      };
+    }
   }
   return grpc::Status::OK;
 }

@@ -37,7 +37,7 @@ std::unique_ptr<ServedResource> StartServedResource(kube::RestClient* client,
   informer::InformerOptions informer_options;
   informer_options.schema = served->schema;
   informer_options.history = options.history;
-  served->informer = std::make_unique<informer::Informer>(std::move(informer_options));
+  served->informer = std::make_unique<informer::Informer>(informer_options);
   kube::ReflectorOptions reflector_options;
   reflector_options.namespace_ = wanted.namespace_;
   reflector_options.label_selector = wanted.label_selector;
@@ -46,6 +46,10 @@ std::unique_ptr<ServedResource> StartServedResource(kube::RestClient* client,
   reflector_options.streaming_list = options.streaming_list;
   served->reflector = std::make_unique<kube::Reflector>(client, served->info, reflector_options,
                                                         served->informer.get());
+  if (options.history_backfill) {
+    served->backfill = std::make_unique<HistoryBackfill>(
+        client, served->info, reflector_options, informer_options, served->informer.get());
+  }
   served->reflector->Start();
   return served;
 }

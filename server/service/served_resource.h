@@ -29,6 +29,7 @@
 #include "server/informer/informer.h"
 #include "server/kube/discovery.h"
 #include "server/kube/reflector.h"
+#include "server/service/history_backfill.h"
 
 namespace informerd::service {
 
@@ -37,6 +38,8 @@ struct ServedResource {
   cache::ObjectSchema schema;
   std::unique_ptr<informer::Informer> informer;
   std::unique_ptr<kube::Reflector> reflector;
+  // Null when backfills are off; destroyed before the informer it fills.
+  std::unique_ptr<HistoryBackfill> backfill;
 
   // "configmaps" or "deployments.apps", as kubectl names resources.
   std::string DisplayName() const;
@@ -50,6 +53,9 @@ struct ServedResourceOptions {
   cache::HistoryLimits history;
   // ReflectorOptions::streaming_list.
   bool streaming_list = true;
+  // Watchers resuming from before the history get it from the API server
+  // (HistoryBackfill) instead of OUT_OF_RANGE.
+  bool history_backfill = true;
 };
 
 // The one assembly of a served resource, for the server and its tests

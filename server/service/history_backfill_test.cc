@@ -1,0 +1,136 @@
+#include "server/service/history_backfill.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "rapidjson/document.h"
+#include "server/kube/fake_api_server.h"
+
+namespace informerd::service {
+namespace {
+
+constexpr char kPods[] = "/api/v1/pods";
+constexpr absl::Duration kWait = absl::Seconds(10);
+
+std::string Status(int code, const std::string& reason, const std::string& message) {
+  return absl::StrCat(R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":")",
+                      message, R"(","reason":")", reason, R"(","code":)", code, "}");
+}
+
+// The answer a Request gets, once.
+struct Answer {
+  absl::Notification done;
+  absl::Status status;
+  std::function<void(absl::Status)> Callback() {
+    return [this](absl::Status answer) {
+      status = std::move(answer);
+      done.Notify();
+    };
+  }
+};
+
+// A served informer synced at version 100 and a backfill against a fake
+// apiserver whose every list answers `list_status`.
+class HistoryBackfillTest : public ::testing::Test {
+ protected:
+  void Serve(int list_status) {
+    server_.Handle(kPods, [list_status](const httplib::Request& request,
+                                        httplib::Response& response) {
+      response.status = list_status;
+      response.set_content(list_status == 410
+                               ? Status(410, "Expired", "too old resource version: 5 (90)")
+                               : Status(500, "InternalError", "broken"),
+                           "application/json");
+    });
+    auto client = kube::RestClient::Create(server_.config());
+    ASSERT_TRUE(client.ok()) << client.status();
+    client_ = *std::move(client);
+    target_.OnListStart();
+    target_.OnListEnd("100");
+    kube::ResourceInfo pods;
+    pods.version = "v1";
+    pods.resource = "pods";
+    pods.kind = "Pod";
+    pods.namespaced = true;
+    kube::ReflectorOptions reflector;
+    reflector.backoff.initial = absl::Milliseconds(1);
+    reflector.backoff.cap = absl::Milliseconds(10);
+    HistoryBackfillOptions options;
+    options.run_timeout = absl::Milliseconds(300);
+    backfill_ = std::make_unique<HistoryBackfill>(client_.get(), pods, reflector,
+                                                  informer::InformerOptions{}, &target_,
+                                                  options);
+  }
+
+  size_t ListRequests() const {
+    size_t lists = 0;
+    for (const kube::RecordedRequest& request : server_.requests()) {
+      if (request.params.count("watch") == 0) ++lists;
+    }
+    return lists;
+  }
+
+  kube::FakeApiServer server_;
+  std::unique_ptr<kube::RestClient> client_;
+  informer::Informer target_{informer::InformerOptions{}};
+  std::unique_ptr<HistoryBackfill> backfill_;
+};
+
+TEST_F(HistoryBackfillTest, AVersionTheHistoryHoldsNeedsNoRun) {
+  Serve(500);
+  Answer answer;
+  backfill_->Request(100, answer.Callback());
+  ASSERT_TRUE(answer.done.WaitForNotificationWithTimeout(kWait));
+  EXPECT_TRUE(answer.status.ok()) << answer.status;
+  EXPECT_EQ(backfill_->runs(), 0u);
+  EXPECT_TRUE(server_.requests().empty());
+}
+
+TEST_F(HistoryBackfillTest, CompactedVersionIsOutOfRangeAndStaysRefusedWithoutAsking) {
+  Serve(410);
+  Answer first;
+  backfill_->Request(50, first.Callback());
+  ASSERT_TRUE(first.done.WaitForNotificationWithTimeout(kWait));
+  EXPECT_EQ(first.status.code(), absl::StatusCode::kOutOfRange) << first.status;
+  EXPECT_NE(first.status.message().find("too old resource version: 50"), std::string::npos)
+      << first.status;
+  const std::vector<kube::RecordedRequest> requests = server_.requests();
+  ASSERT_FALSE(requests.empty());
+  EXPECT_EQ(requests[0].Param("resourceVersion"), "50");
+  EXPECT_EQ(requests[0].Param("resourceVersionMatch"), "Exact");
+
+  const size_t lists = ListRequests();
+  Answer older;
+  backfill_->Request(40, older.Callback());
+  ASSERT_TRUE(older.done.WaitForNotificationWithTimeout(kWait));
+  EXPECT_EQ(older.status.code(), absl::StatusCode::kOutOfRange) << older.status;
+  EXPECT_EQ(ListRequests(), lists) << "a refused version is not asked again";
+  EXPECT_EQ(backfill_->runs(), 1u);
+  EXPECT_EQ(target_.stats().oldest_resource_version, 100u);
+}
+
+TEST_F(HistoryBackfillTest, AFailingServerEndsTheRunUnavailableAtItsTimeout) {
+  Serve(500);
+  Answer answer;
+  backfill_->Request(50, answer.Callback());
+  ASSERT_TRUE(answer.done.WaitForNotificationWithTimeout(kWait));
+  EXPECT_EQ(answer.status.code(), absl::StatusCode::kUnavailable) << answer.status;
+  EXPECT_EQ(backfill_->pending(), 0u);
+  EXPECT_EQ(target_.stats().oldest_resource_version, 100u);
+}
+
+TEST_F(HistoryBackfillTest, PendingRequestsAreAnsweredWhenItStops) {
+  Serve(500);
+  Answer answer;
+  backfill_->Request(50, answer.Callback());
+  backfill_.reset();
+  ASSERT_TRUE(answer.done.HasBeenNotified());
+  EXPECT_EQ(answer.status.code(), absl::StatusCode::kUnavailable) << answer.status;
+}
+
+}  // namespace
+}  // namespace informerd::service
