@@ -94,6 +94,7 @@ absl::Status Server::StartAll() {
   service::RegistryOptions registry_options;
   registry_options.resource.history = config.history;
   registry_options.resource.streaming_list = config.streaming_list;
+  registry_options.resource.history_backfill = config.history_backfill;
   if (absl::Status status = registry_.Start(client_.get(), config.resources, registry_options);
       !status.ok()) {
     return status;

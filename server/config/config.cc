@@ -304,6 +304,9 @@ class Parser {
         {"history", [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
            return p.History(v, k, &o->history);
          }},
+        {"historyBackfill", [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Bool(v, k, &o->history_backfill);
+         }},
         {"readWaitSeconds", [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
            return p.Seconds(v, k, 0, 600, &o->read_wait);
          }},

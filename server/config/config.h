@@ -101,6 +101,9 @@ struct Config {
   // start; "secrets" is always in the list. RESOURCE or RESOURCE.GROUP.
   std::vector<std::string> sensitive_resources = {"secrets"};
   cache::HistoryLimits history;
+  // A Watch resuming from before the history gets the events since its
+  // version from the API server (ServedResourceOptions::history_backfill).
+  bool history_backfill = true;
   absl::Duration read_wait = absl::Seconds(3);
   absl::Duration bookmark_interval = absl::Minutes(1);
   size_t max_page_bytes = 3 << 20;

@@ -20,6 +20,7 @@ history:
   windowSeconds: 30
   minEvents: 10
   maxEvents: 1000
+historyBackfill: false
 readWaitSeconds: 5
 bookmarkIntervalSeconds: 30
 maxPageBytes: 100000
@@ -33,6 +34,7 @@ stalledStreamSeconds: 30
   EXPECT_EQ(config->resources[1].group, "apps");
   EXPECT_EQ(config->resources[1].namespace_, "prod");
   EXPECT_EQ(config->history.max_events, 1000u);
+  EXPECT_FALSE(config->history_backfill);
   EXPECT_EQ(config->read_wait, absl::Seconds(5));
   EXPECT_EQ(config->list_snapshot_max_age, absl::Seconds(60));
   EXPECT_EQ(config->stalled_stream_timeout, absl::Seconds(30));
