@@ -5,20 +5,24 @@
 namespace informerd::admin {
 namespace {
 
+// Appends one family to `out` and fills it. It refers to its family by
+// index, since later builders may grow `out` and move it.
 class FamilyBuilder {
  public:
   FamilyBuilder(std::vector<prometheus::MetricFamily>* out, std::string name,
                 std::string help, prometheus::MetricType type)
-      : family_(&out->emplace_back()) {
-    family_->name = std::move(name);
-    family_->help = std::move(help);
-    family_->type = type;
+      : out_(out), index_(out->size()) {
+    prometheus::MetricFamily& family = out->emplace_back();
+    family.name = std::move(name);
+    family.help = std::move(help);
+    family.type = type;
   }
 
   void Add(const std::string& resource, double value) {
-    prometheus::ClientMetric& metric = family_->metric.emplace_back();
+    prometheus::MetricFamily& family = (*out_)[index_];
+    prometheus::ClientMetric& metric = family.metric.emplace_back();
     metric.label.push_back({"resource", resource});
-    if (family_->type == prometheus::MetricType::Counter) {
+    if (family.type == prometheus::MetricType::Counter) {
       metric.counter.value = value;
     } else {
       metric.gauge.value = value;
@@ -26,7 +30,8 @@ class FamilyBuilder {
   }
 
  private:
-  prometheus::MetricFamily* family_;
+  std::vector<prometheus::MetricFamily>* out_;
+  size_t index_;
 };
 
 }  // namespace
@@ -35,7 +40,6 @@ std::vector<prometheus::MetricFamily> CollectResourceMetrics(
     const service::ResourceRegistry& registry) {
   using prometheus::MetricType;
   std::vector<prometheus::MetricFamily> families;
-  families.reserve(16);
   FamilyBuilder synced(&families, "informerd_resource_synced", "1 once the first list is cached.", MetricType::Gauge);
   FamilyBuilder objects(&families, "informerd_cached_objects", "Objects in the cache.", MetricType::Gauge);
   FamilyBuilder bytes(&families, "informerd_cached_bytes", "Approximate bytes held by cached objects.", MetricType::Gauge);
