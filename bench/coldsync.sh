@@ -62,19 +62,11 @@ resources:
 YAML
   local start end stats objects
   start="$(date +%s.%N)"
-  "$bin/server/informerd" --kubeconfig "$KUBECONFIG" --config "$run_dir/config.yaml" \
-    --grpc_address "127.0.0.1:$grpc_port" --http_address "127.0.0.1:$http_port" \
-    --log_level warning >"$run_dir/informerd.log" 2>&1 &
-  informerd_pid=$!
-  until curl -fs "http://127.0.0.1:$http_port/readyz" >/dev/null 2>&1; do
-    kill -0 "$informerd_pid" 2>/dev/null ||
-      informerd::die "informerd exited: $(tail -5 "$run_dir/informerd.log")"
-    sleep 0.01
-  done
+  bench::start_informerd "$bin" "$run_dir/config.yaml" "$grpc_port" "$http_port" \
+    "$run_dir/informerd.log"
   end="$(date +%s.%N)"
   read -r cpu _ _ <<<"$(process_stats "$informerd_pid")"
-  objects="$(curl -fs "http://127.0.0.1:$http_port/metrics" |
-    awk '/^informerd_cached_objects/{n += $NF} END{printf "%d", n}')"
+  objects="$(bench::metric_sum "$http_port" informerd_cached_objects)"
   sleep "$steady"
   read -r _ rss hwm <<<"$(process_stats "$informerd_pid")"
   kill "$informerd_pid"

@@ -31,16 +31,20 @@ bench::api() {
 }
 
 # Creates what is missing of COUNT objects of RESOURCE in NAMESPACE, with
-# the bulk_loader in BIN (a bazel-bin).
-# Usage: bench::load BIN RESOURCE NAMESPACE COUNT
+# the bulk_loader in BIN (a bazel-bin); ConfigMaps hold OBJECT_BYTES of data
+# (the bulk_loader's default when not given).
+# Usage: bench::load BIN RESOURCE NAMESPACE COUNT [OBJECT_BYTES]
 bench::load() {
   local bin="$1" resource="$2" namespace="$3" count="$4" have
+  local sized=()
+  [[ -n "${5:-}" ]] && sized=(--object_bytes "$5")
   have="$(bench::api "$INFORMERD_APISERVER_URL/api/v1/namespaces/$namespace/$resource?limit=1" |
     python3 -c 'import json,sys; l=json.load(sys.stdin); print(len(l.get("items",[])) + l.get("metadata",{}).get("remainingItemCount",0))')"
   if ((have < count)); then
     "$bin/bench/bulk_loader" --apiserver_url "$INFORMERD_APISERVER_URL" \
       --ca_file "$INFORMERD_CA_FILE" --token_file "$INFORMERD_ADMIN_TOKEN_FILE" \
-      --namespace_ "$namespace" --resource "$resource" --count "$count" --concurrency 8 >&2
+      --namespace_ "$namespace" --resource "$resource" --count "$count" --concurrency 8 \
+      "${sized[@]}" >&2
   fi
 }
 
@@ -51,4 +55,31 @@ bench::process_stats() {
   ticks="$(awk '{print $14 + $15}' "/proc/$1/stat")"
   echo "$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.2f", t / hz}')" \
     "$(awk '/^VmRSS:/{print $2}' "/proc/$1/status")" "$(awk '/^VmHWM:/{print $2}' "/proc/$1/status")"
+}
+
+# Starts BIN's informerd with CONFIG, gRPC on 127.0.0.1:GRPC_PORT and HTTP
+# on 127.0.0.1:HTTP_PORT, logging to LOG, with any further FLAGs; sets
+# informerd_pid and returns once /readyz says ok (dies with the log's tail
+# if informerd exits first).
+# Usage: bench::start_informerd BIN CONFIG GRPC_PORT HTTP_PORT LOG [FLAG...]
+bench::start_informerd() {
+  local bin="$1" config="$2" grpc_port="$3" http_port="$4" log="$5"
+  shift 5
+  "$bin/server/informerd" --kubeconfig "$KUBECONFIG" --config "$config" \
+    --grpc_address "127.0.0.1:$grpc_port" --http_address "127.0.0.1:$http_port" \
+    --log_level warning "$@" >"$log" 2>&1 &
+  informerd_pid=$!
+  until curl -fs "http://127.0.0.1:$http_port/readyz" >/dev/null 2>&1; do
+    kill -0 "$informerd_pid" 2>/dev/null || informerd::die "informerd exited: $(tail -5 "$log")"
+    sleep 0.01
+  done
+}
+
+# Prints the sum of the samples of metric NAME (whose labels contain
+# LABELS, if given) on the /metrics of the informerd at HTTP_PORT.
+# Usage: bench::metric_sum HTTP_PORT NAME [LABELS]
+bench::metric_sum() {
+  curl -fs "http://127.0.0.1:$1/metrics" | awk -v m="$2" -v l="${3:-}" '
+    index($0, m) == 1 && substr($0, length(m) + 1, 1) ~ /[{ ]/ && index($0, l) > 0 {n += $NF}
+    END{printf "%d", n}'
 }

@@ -48,17 +48,7 @@ cleanup() {
 trap cleanup EXIT
 
 ns="bench-stalled-$objects-$object_bytes"
-bench::api -o /dev/null -X POST -H 'Content-Type: application/json' \
-  -d "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$ns\"}}" \
-  "$INFORMERD_APISERVER_URL/api/v1/namespaces"
-if ! have="$(bench::api "$INFORMERD_APISERVER_URL/api/v1/namespaces/$ns/configmaps?limit=1" |
-  python3 -c 'import json,sys; l=json.load(sys.stdin); print(len(l.get("items",[])) + l.get("metadata",{}).get("remainingItemCount",0))')" ||
-  ((have < objects)); then
-  "$bin/bench/bulk_loader" --apiserver_url "$INFORMERD_APISERVER_URL" \
-    --ca_file "$INFORMERD_CA_FILE" --token_file "$INFORMERD_ADMIN_TOKEN_FILE" \
-    --namespace_ "$ns" --resource configmaps --object_bytes "$object_bytes" \
-    --count "$objects" --concurrency 8 >&2
-fi
+bench::load "$bin" configmaps "$ns" "$objects" "$object_bytes"
 
 cat >"$run_dir/config.yaml" <<YAML
 resources:
@@ -66,23 +56,12 @@ resources:
     namespace: $ns
 stalledStreamSeconds: $stall_seconds
 YAML
-"$bin/server/informerd" --kubeconfig "$KUBECONFIG" --config "$run_dir/config.yaml" \
-  --grpc_address "127.0.0.1:$grpc_port" --http_address "127.0.0.1:$http_port" \
-  --log_level warning >"$run_dir/informerd.log" 2>&1 &
-informerd_pid=$!
-until curl -fs "http://127.0.0.1:$http_port/readyz" >/dev/null 2>&1; do
-  kill -0 "$informerd_pid" 2>/dev/null ||
-    informerd::die "informerd exited: $(tail -5 "$run_dir/informerd.log")"
-  sleep 0.05
-done
-cached="$(curl -fs "http://127.0.0.1:$http_port/metrics" |
-  awk '/^informerd_cached_objects/{n += $NF} END{printf "%d", n}')"
+bench::start_informerd "$bin" "$run_dir/config.yaml" "$grpc_port" "$http_port" \
+  "$run_dir/informerd.log"
+metric() { bench::metric_sum "$http_port" "$@"; }
+cached="$(metric informerd_cached_objects)"
 read -r _ rss_before _ <<<"$(bench::process_stats "$informerd_pid")"
 echo 5 >"/proc/$informerd_pid/clear_refs"
-metric() {
-  curl -fs "http://127.0.0.1:$http_port/metrics" | awk -v m="$1" -v l="$2" '
-    index($0, m) == 1 && index($0, l) > 0 {n += $NF} END{printf "%d", n}'
-}
 # The client side holds its streams open (reading nothing) until they end
 # or its timeout; informerd's own metrics say when they have all ended.
 "$bin/bench/stalled_watchlists" --target "127.0.0.1:$grpc_port" --namespace_ "$ns" \
@@ -91,7 +70,7 @@ client_pid=$!
 start="$(date +%s.%N)"
 deadline=$((SECONDS + stall_seconds * 3 + 30))
 while ((SECONDS < deadline)); do
-  open="$(metric informerd_watchers_open '')"
+  open="$(metric informerd_watchers_open)"
   ended="$(metric informerd_watcher_terminations_total 'reason="stalled"')"
   # Stalled streams count as rejected too (reason "stalled").
   refused=$(($(metric informerd_requests_rejected_total 'method="Watch"') - ended))
@@ -103,7 +82,7 @@ read -r _ _ hwm <<<"$(bench::process_stats "$informerd_pid")"
 kill "$client_pid" 2>/dev/null || true
 wait "$client_pid" 2>/dev/null || true
 kill -0 "$informerd_pid" 2>/dev/null || informerd::die "informerd died: $(tail -5 "$run_dir/informerd.log")"
-open="$(metric informerd_watchers_open '')"
+open="$(metric informerd_watchers_open)"
 ended="$(metric informerd_watcher_terminations_total 'reason="stalled"')"
 refused=$(($(metric informerd_requests_rejected_total 'method="Watch"') - ended))
 

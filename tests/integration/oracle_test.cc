@@ -126,6 +126,14 @@ std::vector<Item> InformerdList(InProcessServer& server, const std::string& ns,
   return items;
 }
 
+// A watch's selector and the marker object that ends its stream: one it
+// matches, created last.
+struct WatchCase {
+  const char* selector;
+  const char* marker;
+  std::map<std::string, std::string> labels;
+};
+
 // The apiserver's watch events from `rv` up to and including the event for
 // the object named `marker`.
 std::vector<Seen> ApiWatch(const std::string& ns, const std::string& selector,
@@ -307,18 +315,12 @@ TEST_F(OracleTest, WatchFromAVersionYieldsTheApiserversEvents) {
   std::string ns = CreateTestNamespace("oracle-watch");
   std::string start_rv = CreateConfigMap(ns, "seed", {{"app", "a"}});
   Churn(ns, 80, 2);
-  // Each selector's stream ends at a marker object it matches.
-  struct Case {
-    const char* selector;
-    const char* marker;
-    std::map<std::string, std::string> labels;
-  };
-  const Case cases[] = {{"", "marker-all", {}},
-                        {"app=a", "marker-app", {{"app", "a"}}},
-                        {"tier in (x,y)", "marker-tier", {{"tier", "y"}}},
-                        {"!tier", "marker-no-tier", {}}};
-  for (const Case& c : cases) CreateConfigMap(ns, c.marker, c.labels);
-  for (const Case& c : cases) {
+  const WatchCase cases[] = {{"", "marker-all", {}},
+                             {"app=a", "marker-app", {{"app", "a"}}},
+                             {"tier in (x,y)", "marker-tier", {{"tier", "y"}}},
+                             {"!tier", "marker-no-tier", {}}};
+  for (const WatchCase& c : cases) CreateConfigMap(ns, c.marker, c.labels);
+  for (const WatchCase& c : cases) {
     const std::string selector = c.selector;
     const std::string marker = c.marker;
     std::vector<Seen> expected = ApiWatch(ns, selector, start_rv, marker);
@@ -566,16 +568,11 @@ TEST(OracleBackfill, ResumeFromBeforeTheFirstListYieldsTheApiserversEvents) {
   service::ServedResource* served = server.registry().all().at(0);
   ASSERT_GT(served->informer->stats().oldest_resource_version, std::stoull(start_rv))
       << "the new server's history must begin after the client's version";
-  struct Case {
-    const char* selector;
-    const char* marker;
-    std::map<std::string, std::string> labels;
-  };
-  const Case cases[] = {{"", "marker-all", {}},
-                        {"app=a", "marker-app", {{"app", "a"}}},
-                        {"tier in (x,y)", "marker-tier", {{"tier", "y"}}}};
-  for (const Case& c : cases) CreateConfigMap(ns, c.marker, c.labels);
-  for (const Case& c : cases) {
+  const WatchCase cases[] = {{"", "marker-all", {}},
+                             {"app=a", "marker-app", {{"app", "a"}}},
+                             {"tier in (x,y)", "marker-tier", {{"tier", "y"}}}};
+  for (const WatchCase& c : cases) CreateConfigMap(ns, c.marker, c.labels);
+  for (const WatchCase& c : cases) {
     std::vector<Seen> expected = ApiWatch(ns, c.selector, start_rv, c.marker);
     std::vector<Seen> actual = InformerdWatch(server, ns, c.selector, start_rv, c.marker);
     EXPECT_EQ(actual, expected) << "selector \"" << c.selector << "\"";
