@@ -35,4 +35,16 @@ bool AwaitWatchersOpen(const std::string& admin_url, double count, absl::Duratio
   return true;
 }
 
+bool AwaitReady(const std::string& admin_url, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (true) {
+    httplib::Client client(admin_url);
+    client.set_connection_timeout(1);
+    auto response = client.Get("/readyz");
+    if (response && response->status == 200) return true;
+    if (absl::Now() > deadline) return false;
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+}
+
 }  // namespace informerd::bench

@@ -21,6 +21,9 @@ double SumMetric(const std::string& admin_url, std::string_view name);
 bool AwaitWatchersOpen(const std::string& admin_url, double count,
                        absl::Duration timeout = absl::Seconds(60));
 
+// Polls `admin_url`/readyz until it answers 200; false after `timeout`.
+bool AwaitReady(const std::string& admin_url, absl::Duration timeout = absl::Seconds(60));
+
 }  // namespace informerd::bench
 
 #endif  // INFORMERD_BENCH_INFORMERD_METRICS_H_

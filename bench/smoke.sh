@@ -65,6 +65,8 @@ run upstream_list '^\| 1 \| informerd \| paged \| 500 \|
 ^\| informerd \| [0-9.]+ \| [0-9.]+ \| [0-9]+ \| [0-9]+ \| [0-9.]+x \|' bench/upstream_list.sh --quick
 run stalled_watchlists '^\| 2000 \| 1024 \| 100 \| [0-9]+ \| 100 \| 0 \| [0-9.]+ \| [0-9]+ \| [0-9]+ \| -?[0-9]+ \| [0-9]+ \| pass \|' \
   bench/stalled_watchlists.sh --quick
+run restart '^\| true \| 100 \| 20 \| 2\.0 \| 0 \| [0-9.]+ \| 0 \| 0 \| pass \|
+^\| false \| 100 \| 20 \| 2\.0 \| 100 \|' bench/restart.sh --quick
 run read_benchmark '^\| get \| informerd \| 10 \| max \|
 ^\| get \| informerd \(open loop, 1 client thread\) \| 10 \| 200 \|
 ^\| list_label \| apiserver \(watch cache, RV=0\) \| 1 \|

@@ -14,9 +14,15 @@ void WatchStream::OnReadDone(bool ok) {
   StartRead(&event_);
 }
 
-void WatchStream::OnDone(const grpc::Status&) {
+void WatchStream::OnDone(const grpc::Status& status) {
   absl::MutexLock lock(&mu_);
+  status_ = status;
   done_ = true;
+}
+
+grpc::Status WatchStream::status() {
+  absl::MutexLock lock(&mu_);
+  return status_;
 }
 
 void WatchStream::AwaitDone() {

@@ -26,6 +26,8 @@ class WatchStream : public grpc::ClientReadReactor<v1::WatchEvent> {
   void Cancel() { context_.TryCancel(); }
   // Returns once the stream has ended (cancelled, or ended by the server).
   void AwaitDone();
+  // How the stream ended; OK while it has not.
+  grpc::Status status();
 
  protected:
   WatchStream() = default;
@@ -44,6 +46,7 @@ class WatchStream : public grpc::ClientReadReactor<v1::WatchEvent> {
   v1::WatchEvent event_;
   absl::Mutex mu_;
   bool done_ ABSL_GUARDED_BY(mu_) = false;
+  grpc::Status status_ ABSL_GUARDED_BY(mu_);
 };
 
 // A stub on a TCP connection of its own (channels with equal arguments

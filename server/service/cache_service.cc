@@ -574,7 +574,6 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const v1::WatchReque
                                   ? nullptr
                                   : resource.backfill.get();
   std::optional<WatchStart> start;
-  std::shared_ptr<limits::ConcurrencyLimiter::Permit> waiting;
   bool backfill_first = false;
   if (Reached(resource, version)) {
     absl::StatusOr<WatchStart> now = make_start();
@@ -587,11 +586,11 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const v1::WatchReque
       backfill_first = true;
     }
   }
-  if (!start.has_value()) {
-    absl::StatusOr<limits::ConcurrencyLimiter::Permit> admitted = AdmitWait(caller, "Watch");
-    if (!admitted.ok()) return ToGrpc(admitted.status());
-    waiting = std::make_shared<limits::ConcurrencyLimiter::Permit>(*std::move(admitted));
-  }
+  // A Watch that waits (for its version, a first sync or a backfill) takes
+  // no waiting-read permit: its watch permit bounds it already, and it
+  // holds no thread. After a restart every client resumes at once, and a
+  // refusal there would make them all relist.
+  const bool deferred = !start.has_value();
   WatchStreamOptions stream_options;
   stream_options.allow_bookmarks = request.allow_bookmarks();
   stream_options.projection = request.projection();
@@ -615,10 +614,10 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const v1::WatchReque
   *stream = new WatchStream(resource.informer.get(), resource.DisplayName(), *std::move(filter),
                             std::move(stream_options), std::move(start), metrics_, &watches_,
                             *std::move(permit));
-  if (waiting != nullptr) {
+  if (deferred) {
     auto starter = (*stream)->Starter();
-    auto start_after_backfill = [backfill, version, starter, make_start, waiting] {
-      backfill->Request(version, [starter, make_start, waiting](absl::Status filled) {
+    auto start_after_backfill = [backfill, version, starter, make_start] {
+      backfill->Request(version, [starter, make_start](absl::Status filled) {
         starter(filled.ok() ? make_start() : absl::StatusOr<WatchStart>(filled));
       });
     };
