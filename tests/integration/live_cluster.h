@@ -84,6 +84,11 @@ struct InProcessServerOptions {
   // come by paged LIST even where the apiserver streams it.
   bool streaming_list = true;
   limits::TransportLimits transport;
+  // Set: the resources come from this upstream (e.g. a root informerd, for
+  // a tier's leaf) instead of `client`'s apiserver. Must outlive the server.
+  service::Upstream* upstream = nullptr;
+  // The loopback port to listen on; 0: any free one.
+  int port = 0;
 };
 
 // The served resources and the gRPC server in front of them.
