@@ -106,6 +106,9 @@ absl::StatusOr<kube::ResourceInfo> InformerdUpstream::Discover(
                        std::chrono::milliseconds(absl::ToInt64Milliseconds(kDiscoveryTimeout)));
   auto stub = v1::Cache::NewStub(channel_);
   v1::ListResourcesRequest request;
+  // A leaf allowed to read one namespace only is told about the resources
+  // it may read there.
+  request.set_namespace_(wanted.namespace_);
   v1::ListResourcesResponse response;
   grpc::Status status = stub->ListResources(&context, request, &response);
   if (!status.ok()) return FromGrpc(status, what);

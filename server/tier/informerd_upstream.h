@@ -1,9 +1,10 @@
 // InformerdUpstream: another informerd (a tier's root) as the upstream of
 // this one (a leaf), instead of the kube-apiserver.
 //
-// Discovery is the root's ListResources: a resource is served by the leaf
-// once the root serves it (a resource the root does not list, or does not
-// let the leaf list, is pending and looked up again). Each served resource
+// Discovery is the root's ListResources (in the resource's configured
+// namespace, if any): a resource is served by the leaf once the root serves
+// it (a resource the root does not list, or does not let the leaf list, is
+// pending and looked up again). Each served resource
 // is read by an InformerdReader over one shared channel.
 //
 // The leaf's identity toward the root is its own: a bearer token read from

@@ -5,6 +5,8 @@
 // watchers. The reader's other faults are unit-tested against a scripted
 // root (server/tier/informerd_reader_test.cc).
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -16,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "server/tier/informerd_upstream.h"
+#include "tests/integration/informerd_process.h"
 #include "tests/integration/live_cluster.h"
 
 namespace informerd::testing {
@@ -342,6 +345,127 @@ TEST(TierTest, AStreamTheRootCutsIsResumedFromTheLastVersion) {
   auto [root_list, leaf_list] = SameLists(root, leaf, ns);
   EXPECT_EQ(leaf_list, root_list);
   EXPECT_EQ(Keys(leaf_list), ApiserverKeys(ns));
+}
+
+constexpr char kRbac[] = "/apis/rbac.authorization.k8s.io/v1/namespaces/";
+
+// Lets `users` get, list and watch the configmaps of `ns`.
+void GrantConfigMapReaders(const std::string& ns, const std::vector<std::string>& users) {
+  ApiSend("POST", absl::StrCat(kRbac, ns, "/roles"),
+          R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role",)"
+          R"("metadata":{"name":"reader"},"rules":[{"apiGroups":[""],)"
+          R"("resources":["configmaps"],"verbs":["get","list","watch"]}]})");
+  std::string subjects;
+  for (const std::string& user : users) {
+    absl::StrAppend(&subjects, subjects.empty() ? "" : ",",
+                    R"({"kind":"User","apiGroup":"rbac.authorization.k8s.io","name":")", user,
+                    R"("})");
+  }
+  ApiSend("POST", absl::StrCat(kRbac, ns, "/rolebindings"),
+          absl::StrCat(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)",
+                       R"("metadata":{"name":"readers"},"roleRef":{"apiGroup":)",
+                       R"("rbac.authorization.k8s.io","kind":"Role","name":"reader"},)",
+                       R"("subjects":[)", subjects, "]}"));
+}
+
+grpc::Status ListAs(v1::Cache::Stub& stub, const std::string& ns, const std::string& token,
+                    v1::ListResponse* response) {
+  v1::ListRequest request;
+  request.mutable_resource()->set_resource("configmaps");
+  request.set_namespace_(ns);
+  grpc::ClientContext context;
+  if (!token.empty()) context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
+  return stub.List(&context, request, response);
+}
+
+// The binaries, flags and config file as deployed: the leaf reads the root
+// as alice (its own token), the root checks alice, and the leaf checks its
+// own callers against the apiserver.
+TEST(TierTest, TheLeafBinaryReadsTheRootWithItsOwnIdentityAndReviewsItsCallers) {
+  const std::string ns = CreateTestNamespace("tier-auth");
+  const std::string a = CreateConfigMap(ns, "a", {});
+  GrantConfigMapReaders(ns, {"alice", "bob"});
+  const std::string bob = ReadFileFromEnv("INFORMERD_BOB_TOKEN_FILE");
+  const std::string carol = ReadFileFromEnv("INFORMERD_CAROL_TOKEN_FILE");
+  std::unique_ptr<kube::RestClient> alice_client =
+      ClientWithToken(ReadFileFromEnv("INFORMERD_ALICE_TOKEN_FILE"));
+  ASSERT_TRUE(Eventually([&] {
+    absl::StatusOr<kube::HttpResponse> response =
+        alice_client->Get(absl::StrCat("/api/v1/namespaces/", ns, "/configmaps"));
+    return response.ok() && response->status == 200;
+  }, kWait)) << "the apiserver never let alice read " << ns;
+
+  const int root_port = FreeLoopbackPort();
+  const int root_http = FreeLoopbackPort();
+  InformerdProcess root({"--resources=configmaps", "--auth-mode=kubernetes",
+                         absl::StrCat("--grpc-address=127.0.0.1:", root_port),
+                         absl::StrCat("--http-address=127.0.0.1:", root_http)},
+                        "tier-root.log");
+  const std::string leaf_config = absl::StrCat(std::getenv("TEST_TMPDIR"), "/leaf.yaml");
+  std::ofstream(leaf_config) << "resources:\n  - resource: configmaps\n    namespace: " << ns
+                             << "\nauthMode: kubernetes\nupstream: grpc://127.0.0.1:"
+                             << root_port << "\nupstreamTokenFile: "
+                             << std::getenv("INFORMERD_ALICE_TOKEN_FILE") << "\n";
+  const int leaf_port = FreeLoopbackPort();
+  const int leaf_http = FreeLoopbackPort();
+  InformerdProcess leaf({absl::StrCat("--config=", leaf_config),
+                         absl::StrCat("--grpc-address=127.0.0.1:", leaf_port),
+                         absl::StrCat("--http-address=127.0.0.1:", leaf_http)},
+                        "tier-leaf.log");
+  ASSERT_TRUE(Eventually([&] { return HttpGet(leaf_http, "/readyz") == "200 ok\n"; }, kWait))
+      << HttpGet(leaf_http, "/readyz") << "\nleaf:\n" << leaf.Log() << "\nroot:\n" << root.Log();
+
+  auto stub = v1::Cache::NewStub(grpc::CreateChannel(absl::StrCat("127.0.0.1:", leaf_port),
+                                                     grpc::InsecureChannelCredentials()));
+  v1::ListResponse response;
+  grpc::Status status = ListAs(*stub, ns, bob, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(response.items_size(), 1);
+  EXPECT_EQ(response.items(0).name(), "a");
+  EXPECT_EQ(response.items(0).resource_version(), a);
+  EXPECT_EQ(ListAs(*stub, ns, carol, &response).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(ListAs(*stub, ns, "", &response).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+
+  // Without its token the root turns the leaf away, and the leaf says so.
+  const std::string anonymous_config = absl::StrCat(std::getenv("TEST_TMPDIR"), "/anon.yaml");
+  std::ofstream(anonymous_config) << "resources:\n  - resource: configmaps\n    namespace: "
+                                  << ns << "\nupstream: grpc://127.0.0.1:" << root_port << "\n";
+  InformerdProcess anonymous({absl::StrCat("--config=", anonymous_config),
+                              absl::StrCat("--grpc-address=127.0.0.1:", FreeLoopbackPort()),
+                              absl::StrCat("--http-address=127.0.0.1:", FreeLoopbackPort())},
+                             "tier-anonymous.log");
+  std::optional<int> exit_code = anonymous.WaitForExit(kWait);
+  ASSERT_TRUE(exit_code.has_value()) << anonymous.Log();
+  EXPECT_NE(*exit_code, 0);
+  EXPECT_NE(anonymous.Log().find("ListResources on the upstream informerd grpc://127.0.0.1:"),
+            std::string::npos)
+      << anonymous.Log();
+
+  EXPECT_EQ(leaf.Stop(), 0) << leaf.Log();
+  EXPECT_EQ(root.Stop(), 0) << root.Log();
+}
+
+TEST(TierTest, ABadUpstreamFlagNamesTheFlagAndTheReason) {
+  InformerdProcess leaf({"--resources=configmaps", "--upstream=http://root:50051",
+                         absl::StrCat("--http-address=127.0.0.1:", FreeLoopbackPort())},
+                        "tier-bad-flag.log");
+  std::optional<int> exit_code = leaf.WaitForExit(kWait);
+  ASSERT_TRUE(exit_code.has_value());
+  EXPECT_NE(*exit_code, 0);
+  EXPECT_NE(leaf.Log().find("--upstream (upstream): \"http://root:50051\" is not "
+                            "grpc://HOST:PORT (plaintext) or grpcs://HOST:PORT (TLS)"),
+            std::string::npos)
+      << leaf.Log();
+
+  InformerdProcess remote({"--resources=configmaps", "--upstream=grpc://10.1.2.3:50051",
+                           absl::StrCat("--http-address=127.0.0.1:", FreeLoopbackPort())},
+                          "tier-plaintext.log");
+  exit_code = remote.WaitForExit(kWait);
+  ASSERT_TRUE(exit_code.has_value());
+  EXPECT_NE(*exit_code, 0);
+  EXPECT_NE(remote.Log().find("refusing the upstream informerd grpc://10.1.2.3:50051"),
+            std::string::npos)
+      << remote.Log();
 }
 
 }  // namespace
