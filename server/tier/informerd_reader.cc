@@ -110,11 +110,13 @@ InformerdReader::WatchEnd InformerdReader::WatchOnce(bool initial_events,
   request.set_label_selector(options_.label_selector);
   request.set_field_selector(options_.field_selector);
   request.set_allow_bookmarks(true);
-  if (initial_events) {
-    request.set_send_initial_events(true);
-  } else {
-    request.set_resource_version(last_version_);
-  }
+  // The state again is "not older than" what the sink already has, so a
+  // root that has just restarted and is still catching up (its first list
+  // may come from the apiserver's watch cache) never takes the leaf back
+  // in time, which would cut the leaf's watchers: the root waits until it
+  // gets there (or answers UNAVAILABLE, retried).
+  request.set_send_initial_events(initial_events);
+  request.set_resource_version(last_version_);
   {
     absl::MutexLock lock(&mu_);
     if (stopping_) return WatchEnd::kFailed;

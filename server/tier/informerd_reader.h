@@ -11,9 +11,9 @@
 // stream. A stream that ends or breaks (UNAVAILABLE while the root restarts
 // or drains, a cut connection) is resumed with Watch from the last version
 // seen, after a backoff (kube::Backoff); OUT_OF_RANGE (the root's history no
-// longer holds that version, e.g. a restarted root) gets the state again,
-// which the Informer turns into diff events, so the leaf's own watchers are
-// not cut.
+// longer holds that version, e.g. a restarted root) gets the state again
+// (not older than the last version seen), which the Informer turns into
+// diff events, so the leaf's own watchers are not cut.
 //
 // The root turns its own relists into a batch of diff events that all take
 // the list's version (see cache/event.h). Such events are recognised on the

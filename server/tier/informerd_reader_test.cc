@@ -260,7 +260,9 @@ TEST(InformerdReaderTest, OutOfRangeGetsTheStateAgain) {
               ElementsAre("start", "item a 5", "end 6", "start", "item a 15", "end 20"));
   std::vector<v1::WatchRequest> requests = root.Requests(3);
   EXPECT_EQ(requests[1].resource_version(), "6");
+  // Not older than what the leaf has.
   EXPECT_TRUE(requests[2].send_initial_events());
+  EXPECT_EQ(requests[2].resource_version(), "6");
   EXPECT_EQ(reader.stats().expired_410.load(), 1u);
   EXPECT_EQ(reader.stats().relists.load(), 1u);
 }

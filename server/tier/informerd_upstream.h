@@ -5,7 +5,9 @@
 // namespace, if any): a resource is served by the leaf once the root serves
 // it (a resource the root does not list, or does not let the leaf list, is
 // pending and looked up again). Each served resource
-// is read by an InformerdReader over one shared channel.
+// is read by an InformerdReader over one shared channel, retrying with
+// informerd's clients' backoff (200 ms to 1 s, not the apiserver's 30 s
+// cap): a root comes back at once, and resuming from its history is cheap.
 //
 // The leaf's identity toward the root is its own: a bearer token read from
 // a file for every call (a projected service-account token rotates), and
