@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include "rapidjson/document.h"
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -165,8 +167,12 @@ const kube::ReflectorStats& ReaderStats(InProcessServer& server) {
   return server.registry().all().front()->reflector->stats();
 }
 
+service::ServedResource& ServedResourceOf(InProcessServer& server) {
+  return *server.registry().all().front();
+}
+
 informer::Informer& InformerOf(InProcessServer& server) {
-  return *server.registry().all().front()->informer;
+  return *ServedResourceOf(server).informer;
 }
 
 TEST(TierTest, ALeafServesTheRootsListAndWatchWithTheApiserversVersions) {
@@ -304,6 +310,62 @@ TEST(TierTest, TheLeafRidesOutARootRestartWithoutCuttingItsWatchers) {
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(Describe(events[0]), absl::StrCat("MODIFIED ", ns, "/a ", a, " @", a));
   auto [root_list, leaf_list] = SameLists(*root, leaf, ns);
+  EXPECT_EQ(leaf_list, root_list);
+  EXPECT_EQ(Keys(leaf_list), ApiserverKeys(ns));
+}
+
+TEST(TierTest, TheRootsRelistReachesTheLeafsWatchersAsTheSameDiff) {
+  const std::string ns = CreateTestNamespace("tier-relist");
+  CreateConfigMap(ns, "a", {});
+  CreateConfigMap(ns, "b", {});
+  InProcessServer root({ConfigMapsIn(ns)}, FastBookmarks());
+  root.WaitSynced();
+  std::unique_ptr<tier::InformerdUpstream> upstream = UpstreamAt(root.port());
+  ASSERT_NE(upstream, nullptr);
+  InProcessServerOptions leaf_options = FastBookmarks();
+  leaf_options.upstream = upstream.get();
+  InProcessServer leaf({ConfigMapsIn(ns)}, leaf_options);
+  leaf.WaitSynced();
+  const std::string from = absl::StrCat(InformerOf(leaf).resource_version());
+  Watch root_watch(root.stub(), ns, from);
+  Watch leaf_watch(leaf.stub(), ns, from);
+
+  // The root's watch is gone (as after a 410) while things change; then it
+  // lists again, here by hand from the apiserver's LIST, as its Reflector
+  // would: its Informer turns the list into one batch of diff events.
+  ServedResourceOf(root).reflector->Stop();
+  const std::string a = UpdateConfigMap(ns, "a", {}, "changed");
+  DeleteConfigMap(ns, "b");
+  const std::string c = CreateConfigMap(ns, "c", {});
+  rapidjson::Document list = ApiGet(absl::StrCat("/api/v1/namespaces/", ns, "/configmaps"));
+  informer::Informer& root_informer = InformerOf(root);
+  root_informer.OnListStart();
+  for (rapidjson::Value& item : list["items"].GetArray()) root_informer.OnListItem(item);
+  root_informer.OnListEnd(list["metadata"]["resourceVersion"].GetString());
+  const std::string listed = list["metadata"]["resourceVersion"].GetString();
+
+  std::vector<v1::WatchEvent> root_events = root_watch.Events(3);
+  std::vector<v1::WatchEvent> leaf_events = leaf_watch.Events(3);
+  ASSERT_EQ(root_events.size(), 3u);
+  ASSERT_EQ(leaf_events.size(), 3u);
+  // Type, object and final_state_unknown alike; the last event of each
+  // batch carries the list's version (the others the version before it).
+  auto without_version = [](const v1::WatchEvent& event) {
+    std::string line = Describe(event);
+    return line.erase(line.find(" @"), line.find(' ', line.find(" @") + 1) - line.find(" @"));
+  };
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(without_version(leaf_events[i]), without_version(root_events[i])) << i;
+    EXPECT_EQ(leaf_events[i].object().json(), root_events[i].object().json()) << i;
+  }
+  EXPECT_EQ(without_version(root_events[0]), absl::StrCat("MODIFIED ", ns, "/a ", a));
+  EXPECT_EQ(root_events[1].type(), v1::WatchEvent::DELETED);
+  EXPECT_TRUE(root_events[1].final_state_unknown());
+  EXPECT_EQ(without_version(root_events[2]), absl::StrCat("ADDED ", ns, "/c ", c));
+  EXPECT_EQ(root_events[2].resource_version(), listed);
+  EXPECT_EQ(leaf_events[2].resource_version(), listed);
+  EXPECT_EQ(ReaderStats(leaf).relists.load(), 1u);
+  auto [root_list, leaf_list] = SameLists(root, leaf, ns);
   EXPECT_EQ(leaf_list, root_list);
   EXPECT_EQ(Keys(leaf_list), ApiserverKeys(ns));
 }
