@@ -20,6 +20,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "server/tier/informerd_upstream.h"
+#include "server/tls/server_credentials.h"
+#include "tests/certificates/test_certificates.h"
 #include "tests/integration/informerd_process.h"
 #include "tests/integration/live_cluster.h"
 
@@ -407,6 +409,57 @@ TEST(TierTest, AStreamTheRootCutsIsResumedFromTheLastVersion) {
   auto [root_list, leaf_list] = SameLists(root, leaf, ns);
   EXPECT_EQ(leaf_list, root_list);
   EXPECT_EQ(Keys(leaf_list), ApiserverKeys(ns));
+}
+
+// The leaf trusts the root by --upstream-ca-file and shows it a client
+// certificate (--upstream-cert-file) for the root's mTLS.
+TEST(TierTest, ALeafReachesARootWithMutualTls) {
+  MakeCa("tier-ca");
+  MakeCa("tier-other-ca");
+  MakeCert("tier-ca", "tier-root.key", "tier-root.crt");
+  MakeCert("tier-ca", "tier-leaf.key", "tier-leaf.crt", "/CN=informerd-leaf");
+  const std::string ns = CreateTestNamespace("tier-tls");
+  CreateConfigMap(ns, "a", {});
+  InProcessServerOptions root_options = FastBookmarks();
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      tls::MakeServerCredentials({CertPath("tier-root.crt"), CertPath("tier-root.key"),
+                                  CertPath("tier-ca.crt"), absl::Seconds(60)});
+  ASSERT_TRUE(credentials.ok()) << credentials.status();
+  root_options.credentials = *credentials;
+  InProcessServer root({ConfigMapsIn(ns)}, root_options);
+  root.WaitSynced();
+  const std::string url = absl::StrCat("grpcs://127.0.0.1:", root.port());
+
+  absl::StatusOr<std::unique_ptr<tier::InformerdUpstream>> upstream =
+      tier::InformerdUpstream::Create(config::UpstreamConfig{
+          .url = url, .ca_file = CertPath("tier-ca.crt"), .cert_file = CertPath("tier-leaf.crt"),
+          .key_file = CertPath("tier-leaf.key")});
+  ASSERT_TRUE(upstream.ok()) << upstream.status();
+  InProcessServerOptions leaf_options = FastBookmarks();
+  leaf_options.upstream = upstream->get();
+  InProcessServer leaf({ConfigMapsIn(ns)}, leaf_options);
+  leaf.WaitSynced();
+  EXPECT_EQ(Keys(List(leaf.stub(), ns)), ApiserverKeys(ns));
+  EXPECT_EQ(ReaderStats(leaf).lists.load(), 1u);
+
+  // Without the client certificate, or trusting another CA, the root is not
+  // reached.
+  for (const config::UpstreamConfig& wrong :
+       {config::UpstreamConfig{.url = url, .ca_file = CertPath("tier-ca.crt")},
+        config::UpstreamConfig{.url = url, .ca_file = CertPath("tier-other-ca.crt"),
+                               .cert_file = CertPath("tier-leaf.crt"),
+                               .key_file = CertPath("tier-leaf.key")}}) {
+    absl::StatusOr<std::unique_ptr<tier::InformerdUpstream>> refused =
+        tier::InformerdUpstream::Create(wrong);
+    ASSERT_TRUE(refused.ok()) << refused.status();
+    EXPECT_EQ((*refused)->Discover(ConfigMapsIn(ns)).status().code(),
+              absl::StatusCode::kUnavailable);
+  }
+  EXPECT_EQ(tier::InformerdUpstream::Create(
+                config::UpstreamConfig{.url = url, .ca_file = CertPath("missing.crt")})
+                .status()
+                .message(),
+            absl::StrCat("--upstream-ca-file ", CertPath("missing.crt"), ": cannot read the file"));
 }
 
 constexpr char kRbac[] = "/apis/rbac.authorization.k8s.io/v1/namespaces/";
