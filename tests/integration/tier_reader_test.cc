@@ -1,7 +1,7 @@
-// InformerdReader against a scripted fake root: the faults a leaf must ride
-// out (a broken stream, a root that is not ready, OUT_OF_RANGE, the root's
-// relist batch, Stop during a Watch). The happy path against a real root is
-// tests/integration/tier_test.cc.
+// InformerdReader (server/tier) against a scripted fake root: the faults a
+// leaf must ride out (a broken stream, a root that is not ready,
+// OUT_OF_RANGE, the root's relist batch, Stop during a Watch). The happy
+// path against a real root is tier_test.cc. No control plane is needed.
 #include "server/tier/informerd_reader.h"
 
 #include <algorithm>
