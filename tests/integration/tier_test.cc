@@ -242,6 +242,38 @@ TEST(TierTest, ALeafServesTheRootsListAndWatchWithTheApiserversVersions) {
   }
 }
 
+// A leaf of a leaf: tiers compose, with the apiserver's versions all the way.
+TEST(TierTest, ALeafOfALeafServesTheSameEvents) {
+  const std::string ns = CreateTestNamespace("tier-3");
+  CreateConfigMap(ns, "a", {});
+  InProcessServer root({ConfigMapsIn(ns)}, FastBookmarks());
+  root.WaitSynced();
+  std::unique_ptr<tier::InformerdUpstream> to_root = UpstreamAt(root.port());
+  ASSERT_NE(to_root, nullptr);
+  InProcessServerOptions middle_options = FastBookmarks();
+  middle_options.upstream = to_root.get();
+  InProcessServer middle({ConfigMapsIn(ns)}, middle_options);
+  middle.WaitSynced();
+  std::unique_ptr<tier::InformerdUpstream> to_middle = UpstreamAt(middle.port());
+  ASSERT_NE(to_middle, nullptr);
+  InProcessServerOptions leaf_options = FastBookmarks();
+  leaf_options.upstream = to_middle.get();
+  InProcessServer leaf({ConfigMapsIn(ns)}, leaf_options);
+  leaf.WaitSynced();
+
+  Watch watch(leaf.stub(), ns, "", /*initial_events=*/true);
+  std::vector<v1::WatchEvent> initial = watch.Events(1);
+  ASSERT_EQ(initial.size(), 1u);
+  EXPECT_EQ(Keys(List(leaf.stub(), ns)), ApiserverKeys(ns));
+  const std::string b = CreateConfigMap(ns, "b", {});
+  const std::string a = UpdateConfigMap(ns, "a", {}, "changed");
+  EXPECT_EQ(Describe(watch.Events(2)),
+            (std::vector<std::string>{absl::StrCat("ADDED ", ns, "/b ", b, " @", b),
+                                      absl::StrCat("MODIFIED ", ns, "/a ", a, " @", a)}));
+  auto [root_list, leaf_list] = SameLists(root, leaf, ns);
+  EXPECT_EQ(leaf_list, root_list);
+}
+
 TEST(TierTest, TheRootsBookmarksAdvanceTheLeaf) {
   const std::string ns = CreateTestNamespace("tier-bm");
   CreateConfigMap(ns, "shown", {{"tier", "leaf"}});
