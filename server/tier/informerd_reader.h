@@ -26,6 +26,13 @@
 // in situ, and handed to the sink as a RapidJSON value, as the Reflector
 // does. Events without metadata.name are counted and dropped.
 //
+// stats() counts in the Reflector's terms (the same metrics): lists and
+// streamed_lists (every state), watches, relists, expired_410
+// (OUT_OF_RANGE), events, bookmarks; errors as transport_errors
+// (UNAVAILABLE, CANCELLED, DEADLINE_EXCEEDED, a stream ended early),
+// throttled (RESOURCE_EXHAUSTED), http_errors (any other code),
+// decode_errors and rejected_objects.
+//
 // Thread safety: Start() and Stop() may be called from any thread; the sink
 // is called only from the reader's own thread. stats() and synced() are
 // thread-safe.
