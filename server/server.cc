@@ -74,7 +74,7 @@ absl::Status Server::StartAll() {
   }
   if (tier_leaf) {
     absl::StatusOr<std::unique_ptr<tier::InformerdUpstream>> upstream =
-        tier::InformerdUpstream::Create(config.upstream);
+        tier::InformerdUpstream::Create(config.upstream, config.tls.refresh_interval);
     if (!upstream.ok()) return upstream.status();
     log::Info(kComponent, absl::StrCat("upstream: the informerd at ", config.upstream.url));
     upstream_ = *std::move(upstream);

@@ -1,9 +1,14 @@
 #include "server/tier/informerd_upstream.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
 #include <utility>
+
+#include <grpcpp/security/tls_certificate_provider.h>
+#include <grpcpp/security/tls_certificate_verifier.h>
+#include <grpcpp/security/tls_credentials_options.h>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -46,29 +51,49 @@ absl::Status FromGrpc(const grpc::Status& status, const std::string& what) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<InformerdUpstream>> InformerdUpstream::Create(
-    const config::UpstreamConfig& config) {
+    const config::UpstreamConfig& config, absl::Duration refresh_interval) {
   if (absl::Status status = config::CheckUpstream(config); !status.ok()) return status;
   absl::StatusOr<config::UpstreamAddress> address = config::ParseUpstreamUrl(config.url);
   if (!address.ok()) return address.status();
   std::shared_ptr<grpc::ChannelCredentials> credentials;
-  if (address->tls) {
-    grpc::SslCredentialsOptions ssl;
-    if (!config.ca_file.empty()) {
-      absl::StatusOr<std::string> ca = ReadFile(config.ca_file, "--upstream-ca-file");
-      if (!ca.ok()) return ca.status();
-      ssl.pem_root_certs = *std::move(ca);
-    }
-    if (!config.cert_file.empty()) {
-      absl::StatusOr<std::string> cert = ReadFile(config.cert_file, "--upstream-cert-file");
-      if (!cert.ok()) return cert.status();
-      absl::StatusOr<std::string> key = ReadFile(config.key_file, "--upstream-key-file");
-      if (!key.ok()) return key.status();
-      ssl.pem_cert_chain = *std::move(cert);
-      ssl.pem_private_key = *std::move(key);
-    }
-    credentials = grpc::SslCredentials(ssl);
-  } else {
+  if (!address->tls) {
     credentials = grpc::InsecureChannelCredentials();
+  } else if (config.ca_file.empty() && config.cert_file.empty()) {
+    credentials = grpc::SslCredentials(grpc::SslCredentialsOptions());  // the system's roots
+  } else {
+    // As the server's own port (tls::MakeServerCredentials): gRPC's file
+    // watcher re-reads the CA and the client certificate, so rotated files
+    // reach new connections. It only logs unreadable files, so they are
+    // reported here, at start.
+    for (auto [path, flag] : {std::pair{&config.ca_file, "--upstream-ca-file"},
+                              std::pair{&config.cert_file, "--upstream-cert-file"},
+                              std::pair{&config.key_file, "--upstream-key-file"}}) {
+      if (path->empty()) continue;
+      if (absl::StatusOr<std::string> read = ReadFile(*path, flag); !read.ok()) {
+        return read.status();
+      }
+    }
+    const unsigned int refresh_seconds = static_cast<unsigned int>(
+        std::max<int64_t>(1, absl::ToInt64Seconds(refresh_interval)));
+    std::shared_ptr<grpc::experimental::CertificateProviderInterface> provider;
+    if (config.cert_file.empty()) {
+      provider = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+          config.ca_file, refresh_seconds);
+    } else if (config.ca_file.empty()) {
+      provider = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+          config.key_file, config.cert_file, refresh_seconds);
+    } else {
+      provider = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+          config.key_file, config.cert_file, config.ca_file, refresh_seconds);
+    }
+    grpc::experimental::TlsChannelCredentialsOptions options;
+    options.set_certificate_provider(provider);
+    if (!config.ca_file.empty()) options.watch_root_certs();  // else the system's roots
+    if (!config.cert_file.empty()) options.watch_identity_key_cert_pairs();
+    // The root's certificate must name the host of --upstream.
+    options.set_certificate_verifier(
+        std::make_shared<grpc::experimental::HostNameCertificateVerifier>());
+    credentials = grpc::experimental::TlsCredentials(options);
   }
   if (!config.token_file.empty()) {
     // Fails early on a path that cannot be read; later reads pick up

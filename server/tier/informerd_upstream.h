@@ -11,7 +11,8 @@
 //
 // The leaf's identity toward the root is its own: a bearer token read from
 // a file for every call (a projected service-account token rotates), and
-// with grpcs:// its client certificate for a root that asks for mTLS. The
+// with grpcs:// its client certificate for a root that asks for mTLS; the
+// root's certificate must name the --upstream host. The
 // channel keeps its connection alive with pings (every 30 s, within the
 // root's minClientPingIntervalSeconds default), so a root that vanished
 // without closing the connection is noticed and the Watch resumed.
@@ -35,11 +36,13 @@ namespace informerd::tier {
 
 class InformerdUpstream : public service::Upstream {
  public:
-  // Checks `config` (config::CheckUpstream) and reads its certificate
-  // files; errors name the flag. Connects lazily: a root that is down is
-  // retried by discovery and the readers.
+  // Checks `config` (config::CheckUpstream) and that its files can be
+  // read; errors name the flag. The CA and the client certificate are
+  // re-read every `refresh_interval` (the server's tls.refreshSeconds), so
+  // rotated files reach new connections. Connects lazily: a root that is
+  // down is retried by discovery and the readers.
   static absl::StatusOr<std::unique_ptr<InformerdUpstream>> Create(
-      const config::UpstreamConfig& config);
+      const config::UpstreamConfig& config, absl::Duration refresh_interval = absl::Minutes(1));
 
   absl::StatusOr<kube::ResourceInfo> Discover(const config::ResourceConfig& wanted) override;
   std::unique_ptr<kube::UpstreamReader> NewReader(const kube::ResourceInfo& info,

@@ -6,6 +6,7 @@
 // root (server/tier/informerd_reader_test.cc).
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -487,6 +488,27 @@ TEST(TierTest, ALeafReachesARootWithMutualTls) {
     EXPECT_EQ((*refused)->Discover(ConfigMapsIn(ns)).status().code(),
               absl::StatusCode::kUnavailable);
   }
+
+  // A rotated client certificate is read again: one the root refuses, then,
+  // replaced in place, one it accepts.
+  MakeCert("tier-other-ca", "tier-leaf.key", "tier-leaf-other.crt", "/CN=informerd-leaf");
+  std::filesystem::copy_file(CertPath("tier-leaf-other.crt"), CertPath("tier-rotating.crt"),
+                             std::filesystem::copy_options::overwrite_existing);
+  absl::StatusOr<std::unique_ptr<tier::InformerdUpstream>> rotating =
+      tier::InformerdUpstream::Create(
+          config::UpstreamConfig{.url = url, .ca_file = CertPath("tier-ca.crt"),
+                                 .cert_file = CertPath("tier-rotating.crt"),
+                                 .key_file = CertPath("tier-leaf.key")},
+          absl::Seconds(1));
+  ASSERT_TRUE(rotating.ok()) << rotating.status();
+  EXPECT_EQ((*rotating)->Discover(ConfigMapsIn(ns)).status().code(),
+            absl::StatusCode::kUnavailable);
+  std::filesystem::copy_file(CertPath("tier-leaf.crt"), CertPath("tier-rotating.crt.new"),
+                             std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::rename(CertPath("tier-rotating.crt.new"), CertPath("tier-rotating.crt"));
+  EXPECT_TRUE(Eventually([&] { return (*rotating)->Discover(ConfigMapsIn(ns)).ok(); }, kWait))
+      << (*rotating)->Discover(ConfigMapsIn(ns)).status();
+
   EXPECT_EQ(tier::InformerdUpstream::Create(
                 config::UpstreamConfig{.url = url, .ca_file = CertPath("missing.crt")})
                 .status()
