@@ -6,6 +6,7 @@
 #include "server/json/json_members.h"
 #include "server/kube/resource_name.h"
 #include "server/log/log.h"
+#include "server/service/grpc_status.h"
 
 namespace informerd::tier {
 namespace {
@@ -14,23 +15,6 @@ constexpr std::string_view kComponent = "upstream";
 
 std::string_view ObjectName(const rapidjson::Value& object) {
   return json::MetadataString(object, "name");
-}
-
-std::string CodeName(grpc::StatusCode code) {
-  switch (code) {
-    case grpc::StatusCode::CANCELLED: return "CANCELLED";
-    case grpc::StatusCode::UNKNOWN: return "UNKNOWN";
-    case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-    case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
-    case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
-    case grpc::StatusCode::PERMISSION_DENIED: return "PERMISSION_DENIED";
-    case grpc::StatusCode::RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
-    case grpc::StatusCode::FAILED_PRECONDITION: return "FAILED_PRECONDITION";
-    case grpc::StatusCode::OUT_OF_RANGE: return "OUT_OF_RANGE";
-    case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
-    case grpc::StatusCode::UNAUTHENTICATED: return "UNAUTHENTICATED";
-    default: return absl::StrCat("code ", static_cast<int>(code));
-  }
 }
 
 }  // namespace
@@ -179,9 +163,7 @@ InformerdReader::WatchEnd InformerdReader::WatchOnce(bool initial_events,
       stats_.http_errors.fetch_add(1);
       break;
   }
-  *failure = absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                          absl::StrCat(What(), ": ", CodeName(status.error_code()), ": ",
-                                       status.error_message()));
+  *failure = service::FromGrpc(status, What());
   return awaiting_initial_events_end_ ? WatchEnd::kFailed : WatchEnd::kResume;
 }
 

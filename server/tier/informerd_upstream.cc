@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "informerd/v1/informerd.grpc.pb.h"
 #include "server/kube/resource_name.h"
+#include "server/service/grpc_status.h"
 
 namespace informerd::tier {
 namespace {
@@ -43,10 +44,6 @@ absl::Status AddBearerToken(const std::string& token_file, grpc::ClientContext* 
   return absl::OkStatus();
 }
 
-absl::Status FromGrpc(const grpc::Status& status, const std::string& what) {
-  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                      absl::StrCat(what, ": ", status.error_message()));
-}
 
 }  // namespace
 
@@ -136,7 +133,7 @@ absl::StatusOr<kube::ResourceInfo> InformerdUpstream::Discover(
   request.set_namespace_(wanted.namespace_);
   v1::ListResourcesResponse response;
   grpc::Status status = stub->ListResources(&context, request, &response);
-  if (!status.ok()) return FromGrpc(status, what);
+  if (!status.ok()) return service::FromGrpc(status, what);
   for (const v1::ResourceStatus& served : response.resources()) {
     if (served.resource().group() != wanted.group ||
         served.resource().resource() != wanted.resource) {
