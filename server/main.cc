@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -55,6 +56,19 @@ ABSL_FLAG(bool, http_tls, false,
           "serve --http-address over TLS with the gRPC port's certificate, key and client CA");
 ABSL_FLAG(std::string, log_level, "info", "debug, info, warning or error");
 ABSL_FLAG(bool, log_json, false, "log JSON lines");
+ABSL_FLAG(std::string, upstream, "",
+          "an upstream informerd to serve from instead of the API server (a tier's leaf): "
+          "grpc://HOST:PORT (plaintext; loopback only without --allow-insecure-upstream) or "
+          "grpcs://HOST:PORT (TLS)");
+ABSL_FLAG(std::string, upstream_ca_file, "",
+          "PEM CA bundle that signed the upstream informerd's certificate (grpcs://); empty: the "
+          "system's roots");
+ABSL_FLAG(std::string, upstream_cert_file, "",
+          "PEM client certificate toward an upstream informerd with mTLS (grpcs://)");
+ABSL_FLAG(std::string, upstream_key_file, "", "PEM private key for --upstream-cert-file");
+ABSL_FLAG(std::string, upstream_token_file, "",
+          "file holding this informerd's bearer token toward the upstream informerd (one with "
+          "--auth-mode=kubernetes), re-read for every call");
 ABSL_FLAG(std::string, upstream_list, "stream",
           "how the state of each resource is read from the API server: stream (a WATCH with "
           "sendInitialEvents, falling back to paged LIST where the server refuses it) or paged");
@@ -119,6 +133,17 @@ config::Config LoadConfig() {
   } else if (mode != "stream") {
     Fatal(absl::StrCat("--upstream-list: \"", mode, "\" is neither stream nor paged"));
   }
+  for (auto [flag, target] :
+       {std::pair{&FLAGS_upstream, &config.upstream.url},
+        std::pair{&FLAGS_upstream_ca_file, &config.upstream.ca_file},
+        std::pair{&FLAGS_upstream_cert_file, &config.upstream.cert_file},
+        std::pair{&FLAGS_upstream_key_file, &config.upstream.key_file},
+        std::pair{&FLAGS_upstream_token_file, &config.upstream.token_file}}) {
+    if (std::string value = absl::GetFlag(*flag); !value.empty()) *target = value;
+  }
+  if (absl::Status status = config::CheckUpstream(config.upstream); !status.ok()) {
+    Fatal(std::string(status.message()));
+  }
   if (config.tls.http && config.tls.cert_file.empty()) {
     Fatal("--http-tls: needs --tls-cert-file and --tls-key-file");
   }
@@ -141,9 +166,13 @@ sigset_t DrainSignals() {
 int Run() {
   ServerOptions options;
   options.config = LoadConfig();
-  absl::StatusOr<kube::ClusterConfig> cluster = LoadClusterConfig();
-  if (!cluster.ok()) Fatal(std::string(cluster.status().message()));
-  options.cluster = *std::move(cluster);
+  // A leaf (--upstream) needs the API server only to review its callers.
+  if (options.config.upstream.url.empty() ||
+      options.config.auth.mode == config::AuthMode::kKubernetes) {
+    absl::StatusOr<kube::ClusterConfig> cluster = LoadClusterConfig();
+    if (!cluster.ok()) Fatal(std::string(cluster.status().message()));
+    options.cluster = *std::move(cluster);
+  }
   options.grpc_address = absl::GetFlag(FLAGS_grpc_address);
   options.http_address = absl::GetFlag(FLAGS_http_address);
   absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(std::move(options));

@@ -10,6 +10,7 @@
 #include "server/kube/resource_name.h"
 #include "server/log/log.h"
 #include "server/service/transport.h"
+#include "server/tier/informerd_upstream.h"
 
 namespace informerd {
 namespace {
@@ -30,7 +31,27 @@ absl::Status Server::StartAll() {
   if (absl::Status status = config::CheckListener(config, options_.grpc_address); !status.ok()) {
     return status;
   }
-  if (std::string insecure = kube::InsecureTransport(options_.cluster); !insecure.empty()) {
+  const bool tier_leaf = !config.upstream.url.empty();
+  // A leaf needs the apiserver only to review its own callers.
+  const bool needs_apiserver = !tier_leaf || config.auth.mode == config::AuthMode::kKubernetes;
+  if (absl::Status status = config::CheckUpstream(config.upstream); !status.ok()) return status;
+  if (tier_leaf) {
+    absl::StatusOr<config::UpstreamAddress> address = config::ParseUpstreamUrl(config.upstream.url);
+    if (!address.ok()) return address.status();
+    if (!address->tls && !address->loopback) {
+      if (!config.allow_insecure_upstream) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "refusing the upstream informerd ", config.upstream.url,
+            ": plaintext to another host, so every object (and the leaf's token) travels "
+            "unprotected, or to whoever poses as the root. Use --upstream=grpcs://... with "
+            "--upstream-ca-file, or accept the risk with --allow-insecure-upstream"));
+      }
+      log::Warning(kComponent, absl::StrCat("plaintext upstream ", config.upstream.url,
+                                            " (allowed by --allow-insecure-upstream)"));
+    }
+  }
+  if (std::string insecure = needs_apiserver ? kube::InsecureTransport(options_.cluster) : "";
+      !insecure.empty()) {
     if (!config.allow_insecure_upstream) {
       return absl::FailedPreconditionError(absl::StrCat(
           "refusing the API server connection: ", insecure,
@@ -51,10 +72,19 @@ absl::Status Server::StartAll() {
                  absl::StrCat("bearer tokens reach ", options_.grpc_address,
                               " in clear text (allowed by --allow-plaintext-tokens)"));
   }
-  absl::StatusOr<std::unique_ptr<kube::RestClient>> client =
-      kube::RestClient::Create(options_.cluster);
-  if (!client.ok()) return client.status();
-  client_ = *std::move(client);
+  if (tier_leaf) {
+    absl::StatusOr<std::unique_ptr<tier::InformerdUpstream>> upstream =
+        tier::InformerdUpstream::Create(config.upstream, config.tls.refresh_interval);
+    if (!upstream.ok()) return upstream.status();
+    log::Info(kComponent, absl::StrCat("upstream: the informerd at ", config.upstream.url));
+    upstream_ = *std::move(upstream);
+  } else {
+    absl::StatusOr<std::unique_ptr<kube::RestClient>> client =
+        kube::RestClient::Create(options_.cluster);
+    if (!client.ok()) return client.status();
+    client_ = *std::move(client);
+    upstream_ = std::make_unique<service::ApiServerUpstream>(client_.get());
+  }
 
   tls_files_ = tls::TlsFiles{config.tls.cert_file, config.tls.key_file, config.tls.client_ca_file,
                              config.tls.refresh_interval};
@@ -95,7 +125,7 @@ absl::Status Server::StartAll() {
   registry_options.resource.history = config.history;
   registry_options.resource.streaming_list = config.streaming_list;
   registry_options.resource.history_backfill = config.history_backfill;
-  if (absl::Status status = registry_.Start(client_.get(), config.resources, registry_options);
+  if (absl::Status status = registry_.Start(upstream_.get(), config.resources, registry_options);
       !status.ok()) {
     return status;
   }

@@ -1,8 +1,10 @@
 // Server: informerd assembled from its configuration, started and drained.
 //
-// Start wires, in order: the API-server client (and, with
-// auth.mode=kubernetes, a second one with a short timeout for reviews, the
-// KubeReviewer and the Authorizer); the ResourceRegistry, which discovers
+// Start wires, in order: the upstream, the kube-apiserver's client or, with
+// config.upstream (a tier's leaf), an upstream informerd; with
+// auth.mode=kubernetes, an API-server client with a short timeout for
+// reviews, the KubeReviewer and the Authorizer (a leaf checks its own
+// callers against the apiserver too); the ResourceRegistry, which discovers
 // and serves the configured resources and signals readiness; the Cache
 // service with gRPC health and reflection; and the admin HTTP server. The
 // gRPC health service and /readyz turn SERVING together when the registry
@@ -39,6 +41,8 @@ namespace informerd {
 
 struct ServerOptions {
   config::Config config;
+  // The kube-apiserver; unused (and may be empty) with config.upstream and
+  // auth.mode=none.
   kube::ClusterConfig cluster;
   // "host:port" for gRPC and for the admin HTTP endpoints.
   std::string grpc_address;
@@ -66,6 +70,8 @@ class Server {
   const ServerOptions options_;
   tls::TlsFiles tls_files_;
   std::unique_ptr<kube::RestClient> client_;
+  // ApiServerUpstream over client_, or tier::InformerdUpstream.
+  std::unique_ptr<service::Upstream> upstream_;
   std::unique_ptr<kube::RestClient> review_client_;
   std::unique_ptr<auth::KubeReviewer> reviewer_;
   std::unique_ptr<auth::Authorizer> authorizer_;

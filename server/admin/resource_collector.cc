@@ -44,7 +44,7 @@ std::vector<prometheus::MetricFamily> CollectResourceMetrics(
   FamilyBuilder objects(&families, "informerd_cached_objects", "Objects in the cache.", MetricType::Gauge);
   FamilyBuilder bytes(&families, "informerd_cached_bytes", "Approximate bytes held by cached objects.", MetricType::Gauge);
   FamilyBuilder history(&families, "informerd_history_events", "Events in the watch history.", MetricType::Gauge);
-  FamilyBuilder received(&families, "informerd_events_received_total", "Watch events received from the API server.", MetricType::Counter);
+  FamilyBuilder received(&families, "informerd_events_received_total", "Watch events received from the upstream (the API server, or a tier's root informerd).", MetricType::Counter);
   FamilyBuilder rejected(&families, "informerd_events_rejected_total", "Objects rejected as malformed or out of order.", MetricType::Counter);
   FamilyBuilder relist_events(&families, "informerd_relist_events_total", "Events synthesized from relist diffs.", MetricType::Counter);
   FamilyBuilder lists(&families, "informerd_upstream_lists_total", "Full upstream states completed (paged LIST or streaming list).", MetricType::Counter);
@@ -52,11 +52,11 @@ std::vector<prometheus::MetricFamily> CollectResourceMetrics(
   FamilyBuilder broken(&families, "informerd_upstream_streaming_lists_broken_total", "Streaming lists that broke before their end (a paged LIST follows).", MetricType::Counter);
   FamilyBuilder watches(&families, "informerd_upstream_watches_total", "Upstream WATCH requests made.", MetricType::Counter);
   FamilyBuilder relists(&families, "informerd_upstream_relists_total", "LISTs forced by an expired watch.", MetricType::Counter);
-  FamilyBuilder expired(&families, "informerd_upstream_expired_total", "410 Expired answers from the API server.", MetricType::Counter);
-  FamilyBuilder transport(&families, "informerd_upstream_transport_errors_total", "Connection failures to the API server.", MetricType::Counter);
-  FamilyBuilder http(&families, "informerd_upstream_http_errors_total", "Error statuses from the API server.", MetricType::Counter);
-  FamilyBuilder throttled(&families, "informerd_upstream_throttled_total", "429 answers from the API server.", MetricType::Counter);
-  FamilyBuilder decode(&families, "informerd_upstream_decode_errors_total", "Malformed responses from the API server.", MetricType::Counter);
+  FamilyBuilder expired(&families, "informerd_upstream_expired_total", "410 Expired answers from the API server (OUT_OF_RANGE from a root informerd).", MetricType::Counter);
+  FamilyBuilder transport(&families, "informerd_upstream_transport_errors_total", "Connection failures to the upstream.", MetricType::Counter);
+  FamilyBuilder http(&families, "informerd_upstream_http_errors_total", "Error statuses from the upstream.", MetricType::Counter);
+  FamilyBuilder throttled(&families, "informerd_upstream_throttled_total", "429 answers from the API server (RESOURCE_EXHAUSTED from a root informerd).", MetricType::Counter);
+  FamilyBuilder decode(&families, "informerd_upstream_decode_errors_total", "Malformed responses from the upstream.", MetricType::Counter);
   for (const auto& served : registry.all()) {
     const std::string name = served->DisplayName();
     informer::InformerStats stats = served->informer->stats();

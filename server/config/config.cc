@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <utility>
 
 #include <yaml-cpp/yaml.h>
 
@@ -366,6 +368,26 @@ class Parser {
         {"limits", [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
            return p.Limits(v, k, &o->limits);
          }},
+        {"upstream", [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           if (absl::Status status = p.String(v, k, &o->upstream.url); !status.ok()) return status;
+           absl::StatusOr<UpstreamAddress> address = ParseUpstreamUrl(o->upstream.url);
+           if (!address.ok()) return p.Error(k, std::string(address.status().message()));
+           return absl::OkStatus();
+         }},
+        {"upstreamCaFile", [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.String(v, k, &o->upstream.ca_file);
+         }},
+        {"upstreamCertFile",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.String(v, k, &o->upstream.cert_file);
+         }},
+        {"upstreamKeyFile", [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.String(v, k, &o->upstream.key_file);
+         }},
+        {"upstreamTokenFile",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.String(v, k, &o->upstream.token_file);
+         }},
     };
     if (root.IsNull()) return Error("(top level)", "empty file");
     return Fields(root, "", kFields, config);
@@ -459,6 +481,86 @@ absl::Status CheckListener(const Config& config, std::string_view grpc_address) 
         " and without --tls-cert-file callers' tokens would cross the network in clear text. "
         "Set --tls-cert-file and --tls-key-file, listen on loopback, or accept the risk with "
         "--allow-plaintext-tokens (e.g. when a service mesh encrypts the traffic)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<UpstreamAddress> ParseUpstreamUrl(std::string_view text) {
+  const absl::string_view url(text.data(), text.size());
+  UpstreamAddress address;
+  absl::string_view rest;
+  if (absl::StartsWith(url, "grpc://")) {
+    rest = url.substr(7);
+  } else if (absl::StartsWith(url, "grpcs://")) {
+    rest = url.substr(8);
+    address.tls = true;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "\"", url, "\" is not grpc://HOST:PORT (plaintext) or grpcs://HOST:PORT (TLS)"));
+  }
+  if (rest.find_first_of("/?#@") != absl::string_view::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "\"", url, "\": only HOST:PORT may follow the scheme (no path, query or user)"));
+  }
+  size_t colon = rest.rfind(':');
+  if (absl::StartsWith(rest, "[")) {
+    size_t close = rest.find(']');
+    if (close == absl::string_view::npos || close + 1 != colon) colon = absl::string_view::npos;
+  }
+  const absl::string_view host = colon == absl::string_view::npos ? rest : rest.substr(0, colon);
+  const absl::string_view port =
+      colon == absl::string_view::npos ? absl::string_view() : rest.substr(colon + 1);
+  int port_number = 0;
+  bool port_ok = !port.empty() && port.size() <= 5;
+  for (char c : port) {
+    if (!absl::ascii_isdigit(static_cast<unsigned char>(c))) port_ok = false;
+  }
+  if (port_ok) port_number = std::stoi(std::string(port));
+  if (host.empty() || host == "[]") {
+    return absl::InvalidArgumentError(absl::StrCat("\"", url, "\" has no host"));
+  }
+  if (!port_ok || port_number < 1 || port_number > 65535) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", url, "\" needs a port between 1 and 65535 (e.g. ", "grpc://",
+                     host, ":50051)"));
+  }
+  address.target = std::string(rest);
+  address.loopback = IsLoopbackAddress(std::string_view(rest.data(), rest.size()));
+  return address;
+}
+
+absl::Status CheckUpstream(const UpstreamConfig& upstream) {
+  if (upstream.url.empty()) {
+    for (auto [flag, value] : {std::pair{"--upstream-ca-file (upstreamCaFile)", &upstream.ca_file},
+                               std::pair{"--upstream-cert-file (upstreamCertFile)", &upstream.cert_file},
+                               std::pair{"--upstream-key-file (upstreamKeyFile)", &upstream.key_file},
+                               std::pair{"--upstream-token-file (upstreamTokenFile)", &upstream.token_file}}) {
+      if (!value->empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(flag, ": needs --upstream (upstream), an upstream informerd"));
+      }
+    }
+    return absl::OkStatus();
+  }
+  absl::StatusOr<UpstreamAddress> address = ParseUpstreamUrl(upstream.url);
+  if (!address.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--upstream (upstream): ", address.status().message()));
+  }
+  if (!address->tls) {
+    for (auto [flag, value] : {std::pair{"--upstream-ca-file (upstreamCaFile)", &upstream.ca_file},
+                               std::pair{"--upstream-cert-file (upstreamCertFile)", &upstream.cert_file},
+                               std::pair{"--upstream-key-file (upstreamKeyFile)", &upstream.key_file}}) {
+      if (!value->empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(flag, ": needs a TLS upstream (--upstream=grpcs://HOST:PORT)"));
+      }
+    }
+  }
+  if (upstream.cert_file.empty() != upstream.key_file.empty()) {
+    return absl::InvalidArgumentError(
+        upstream.cert_file.empty() ? "--upstream-key-file (upstreamKeyFile): needs --upstream-cert-file"
+                                   : "--upstream-cert-file (upstreamCertFile): needs --upstream-key-file");
   }
   return absl::OkStatus();
 }

@@ -92,8 +92,42 @@ struct LimitsConfig {
   limits::TransportLimits transport;
 };
 
+// A tier's leaf: another informerd as the upstream, instead of the
+// kube-apiserver (flag --upstream, key upstream).
+struct UpstreamConfig {
+  // grpc://HOST:PORT (plaintext) or grpcs://HOST:PORT (TLS); empty: the
+  // kube-apiserver.
+  std::string url;
+  // grpcs: the CA bundle that signed the root's certificate; empty: the
+  // system's roots.
+  std::string ca_file;
+  // grpcs: the leaf's client certificate and key, for a root with mTLS.
+  std::string cert_file;
+  std::string key_file;
+  // The leaf's bearer token toward the root (a root with
+  // --auth-mode=kubernetes), re-read for every call so a rotated
+  // (projected) token is picked up.
+  std::string token_file;
+};
+
+// An upstream URL taken apart.
+struct UpstreamAddress {
+  std::string target;  // "host:port" for grpc::CreateChannel
+  bool tls = false;
+  bool loopback = false;  // the host is a loopback address or localhost
+};
+
+// Parses grpc://HOST:PORT or grpcs://HOST:PORT (HOST a name, an IPv4
+// address or a bracketed IPv6 one); INVALID_ARGUMENT saying why not.
+absl::StatusOr<UpstreamAddress> ParseUpstreamUrl(std::string_view url);
+
+// OK when `upstream` is complete and coherent; otherwise INVALID_ARGUMENT
+// naming the flag (--upstream, --upstream-ca-file, ...) and the reason.
+absl::Status CheckUpstream(const UpstreamConfig& upstream);
+
 struct Config {
   std::vector<ResourceConfig> resources;
+  UpstreamConfig upstream;
   AuthConfig auth;
   TlsConfig tls;
   LimitsConfig limits;

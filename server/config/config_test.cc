@@ -224,5 +224,76 @@ TEST(Config, CheckListenerRefusesOpenListeners) {
   EXPECT_TRUE(CheckListener(tokens, "0.0.0.0:50051").ok());
 }
 
+TEST(Config, ParsesTheUpstreamKeys) {
+  absl::StatusOr<Config> config = ParseConfig(R"(
+resources: [{resource: pods}]
+upstream: grpcs://informerd-root.informerd.svc:50051
+upstreamCaFile: /etc/root/ca.crt
+upstreamCertFile: /etc/leaf/tls.crt
+upstreamKeyFile: /etc/leaf/tls.key
+upstreamTokenFile: /var/run/secrets/tokens/informerd
+)", "leaf.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->upstream.url, "grpcs://informerd-root.informerd.svc:50051");
+  EXPECT_EQ(config->upstream.ca_file, "/etc/root/ca.crt");
+  EXPECT_EQ(config->upstream.cert_file, "/etc/leaf/tls.crt");
+  EXPECT_EQ(config->upstream.key_file, "/etc/leaf/tls.key");
+  EXPECT_EQ(config->upstream.token_file, "/var/run/secrets/tokens/informerd");
+  EXPECT_TRUE(CheckUpstream(config->upstream).ok());
+
+  absl::StatusOr<Config> bad = ParseConfig("upstream: http://root:50051\n", "leaf.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "config leaf.yaml: upstream: \"http://root:50051\" is not grpc://HOST:PORT "
+            "(plaintext) or grpcs://HOST:PORT (TLS)");
+}
+
+TEST(Config, UpstreamUrls) {
+  absl::StatusOr<UpstreamAddress> plain = ParseUpstreamUrl("grpc://127.0.0.1:50051");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->target, "127.0.0.1:50051");
+  EXPECT_FALSE(plain->tls);
+  EXPECT_TRUE(plain->loopback);
+  absl::StatusOr<UpstreamAddress> tls = ParseUpstreamUrl("grpcs://root.example:443");
+  ASSERT_TRUE(tls.ok()) << tls.status();
+  EXPECT_EQ(tls->target, "root.example:443");
+  EXPECT_TRUE(tls->tls);
+  EXPECT_FALSE(tls->loopback);
+  absl::StatusOr<UpstreamAddress> v6 = ParseUpstreamUrl("grpc://[::1]:50051");
+  ASSERT_TRUE(v6.ok()) << v6.status();
+  EXPECT_EQ(v6->target, "[::1]:50051");
+  EXPECT_TRUE(v6->loopback);
+
+  for (const char* url : {"root:50051", "https://root:50051", "grpc://root", "grpc://:50051",
+                          "grpc://root:0", "grpc://root:70000", "grpc://root:50051/v1",
+                          "grpc://root:port", "grpc://[::1]", "grpc://user@root:1"}) {
+    EXPECT_EQ(ParseUpstreamUrl(url).status().code(), absl::StatusCode::kInvalidArgument) << url;
+  }
+  EXPECT_EQ(ParseUpstreamUrl("grpc://root").status().message(),
+            "\"grpc://root\" needs a port between 1 and 65535 (e.g. grpc://root:50051)");
+}
+
+TEST(Config, UpstreamErrorsNameTheFlag) {
+  UpstreamConfig upstream;
+  upstream.token_file = "/token";
+  EXPECT_EQ(CheckUpstream(upstream).message(),
+            "--upstream-token-file (upstreamTokenFile): needs --upstream (upstream), an upstream "
+            "informerd");
+  upstream.url = "grpc://127.0.0.1:1";
+  EXPECT_TRUE(CheckUpstream(upstream).ok());
+  upstream.ca_file = "/ca";
+  EXPECT_EQ(CheckUpstream(upstream).message(),
+            "--upstream-ca-file (upstreamCaFile): needs a TLS upstream "
+            "(--upstream=grpcs://HOST:PORT)");
+  upstream.url = "grpcs://root:1";
+  upstream.cert_file = "/cert";
+  EXPECT_EQ(CheckUpstream(upstream).message(),
+            "--upstream-cert-file (upstreamCertFile): needs --upstream-key-file");
+  upstream.url = "grpc:/root:1";
+  EXPECT_EQ(CheckUpstream(upstream).message(),
+            "--upstream (upstream): \"grpc:/root:1\" is not grpc://HOST:PORT (plaintext) or "
+            "grpcs://HOST:PORT (TLS)");
+}
+
 }  // namespace
 }  // namespace informerd::config

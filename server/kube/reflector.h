@@ -41,6 +41,7 @@
 #include "server/kube/discovery.h"
 #include "server/kube/list_watch_sink.h"
 #include "server/kube/rest_client.h"
+#include "server/kube/upstream_reader.h"
 #include "server/kube/watch_decoder.h"
 
 namespace informerd::kube {
@@ -71,49 +72,28 @@ struct ReflectorOptions {
   std::string list_exact_version;
 };
 
-// Counters for observability; each is monotonically increasing.
-struct ReflectorStats {
-  std::atomic<uint64_t> lists{0};          // full states completed, either way
-  std::atomic<uint64_t> streamed_lists{0};  // of those, by streaming list
-  std::atomic<uint64_t> streaming_list_refused{0};  // server refused it
-  std::atomic<uint64_t> streaming_list_broken{0};   // broke before its end
-  std::atomic<uint64_t> list_pages{0};     // pages received
-  std::atomic<uint64_t> list_restarts{0};  // lists restarted (continue 410)
-  std::atomic<uint64_t> watches{0};        // watch requests made
-  std::atomic<uint64_t> relists{0};        // lists forced by an expired watch
-  std::atomic<uint64_t> expired_410{0};    // "too old" answers, list or watch
-  std::atomic<uint64_t> events{0};         // watch events delivered
-  std::atomic<uint64_t> bookmarks{0};      // bookmarks delivered
-  // Errors by kind; each one is followed by a backoff.
-  std::atomic<uint64_t> transport_errors{0};  // connect/read failures
-  std::atomic<uint64_t> http_errors{0};       // non-2xx other than 410, 429
-  std::atomic<uint64_t> throttled{0};         // 429 Too Many Requests
-  std::atomic<uint64_t> decode_errors{0};     // malformed or truncated JSON
-  std::atomic<uint64_t> rejected_objects{0};  // objects without metadata
-};
-
-class Reflector {
+class Reflector : public UpstreamReader {
  public:
   // REQUIRES: `client` and `sink` outlive the Reflector.
   Reflector(RestClient* client, ResourceInfo resource,
             ReflectorOptions options, ListWatchSink* sink);
   // Stops the loop if it is running.
-  ~Reflector();
+  ~Reflector() override;
 
   Reflector(const Reflector&) = delete;
   Reflector& operator=(const Reflector&) = delete;
 
   // Starts the list-and-watch thread. REQUIRES: called at most once.
-  void Start();
+  void Start() override;
 
   // Interrupts any request or backoff, waits for the thread to exit.
   // No sink call happens after Stop returns. Idempotent.
-  void Stop();
+  void Stop() override;
 
   // True once the first list has reached the sink.
-  bool synced() const { return synced_.load(std::memory_order_acquire); }
+  bool synced() const override { return synced_.load(std::memory_order_acquire); }
 
-  const ReflectorStats& stats() const { return stats_; }
+  const ReflectorStats& stats() const override { return stats_; }
 
  private:
   // How a watch ended; decides what the loop does next.

@@ -1,5 +1,5 @@
-// The gRPC status for an absl::Status: the codes are the same numbers (both
-// are the canonical codes), the message is kept.
+// The gRPC status for an absl::Status and back: the codes are the same
+// numbers (both are the canonical codes), the message is kept.
 //
 // Thread safety: pure functions.
 #ifndef INFORMERD_SERVER_SERVICE_GRPC_STATUS_H_
@@ -20,6 +20,14 @@ inline grpc::Status ToGrpc(const absl::Status& status, std::string message) {
 
 inline grpc::Status ToGrpc(const absl::Status& status) {
   return ToGrpc(status, std::string(status.message()));
+}
+
+// `status` of a call to another server (a tier's root), as "WHAT: CODE:
+// message" with the same code.
+inline absl::Status FromGrpc(const grpc::Status& status, const std::string& what) {
+  const auto code = static_cast<absl::StatusCode>(status.error_code());
+  return absl::Status(code, what + ": " + absl::StatusCodeToString(code) + ": " +
+                                status.error_message());
 }
 
 }  // namespace informerd::service

@@ -20,8 +20,46 @@ bool ServedResource::IsSelectableField(std::string_view field) const {
   return std::binary_search(schema.field_indexes.begin(), schema.field_indexes.end(), field);
 }
 
+absl::StatusOr<kube::ResourceInfo> ApiServerUpstream::Discover(
+    const config::ResourceConfig& wanted) {
+  return kube::Discover(*client_, wanted.group, wanted.version, wanted.resource);
+}
+
+kube::ReflectorOptions ApiServerUpstream::ReflectorOptionsFor(
+    const config::ResourceConfig& wanted, const ServedResourceOptions& options) const {
+  kube::ReflectorOptions reflector_options;
+  reflector_options.namespace_ = wanted.namespace_;
+  reflector_options.label_selector = wanted.label_selector;
+  reflector_options.field_selector = wanted.field_selector;
+  reflector_options.cut_managed_fields_from_lists = wanted.strip_managed_fields;
+  reflector_options.streaming_list = options.streaming_list;
+  return reflector_options;
+}
+
+std::unique_ptr<kube::UpstreamReader> ApiServerUpstream::NewReader(
+    const kube::ResourceInfo& info, const config::ResourceConfig& wanted,
+    const ServedResourceOptions& options, kube::ListWatchSink* sink) {
+  return std::make_unique<kube::Reflector>(client_, info, ReflectorOptionsFor(wanted, options),
+                                           sink);
+}
+
+std::unique_ptr<HistoryBackfill> ApiServerUpstream::NewBackfill(
+    const kube::ResourceInfo& info, const config::ResourceConfig& wanted,
+    const ServedResourceOptions& options, const informer::InformerOptions& informer_options,
+    informer::Informer* target) {
+  return std::make_unique<HistoryBackfill>(client_, info, ReflectorOptionsFor(wanted, options),
+                                           informer_options, target);
+}
+
 std::unique_ptr<ServedResource> StartServedResource(kube::RestClient* client,
                                                     kube::ResourceInfo info,
+                                                    const config::ResourceConfig& wanted,
+                                                    const ServedResourceOptions& options) {
+  ApiServerUpstream upstream(client);
+  return StartServedResource(&upstream, std::move(info), wanted, options);
+}
+
+std::unique_ptr<ServedResource> StartServedResource(Upstream* upstream, kube::ResourceInfo info,
                                                     const config::ResourceConfig& wanted,
                                                     const ServedResourceOptions& options) {
   auto served = std::make_unique<ServedResource>();
@@ -38,17 +76,11 @@ std::unique_ptr<ServedResource> StartServedResource(kube::RestClient* client,
   informer_options.schema = served->schema;
   informer_options.history = options.history;
   served->informer = std::make_unique<informer::Informer>(informer_options);
-  kube::ReflectorOptions reflector_options;
-  reflector_options.namespace_ = wanted.namespace_;
-  reflector_options.label_selector = wanted.label_selector;
-  reflector_options.field_selector = wanted.field_selector;
-  reflector_options.cut_managed_fields_from_lists = wanted.strip_managed_fields;
-  reflector_options.streaming_list = options.streaming_list;
-  served->reflector = std::make_unique<kube::Reflector>(client, served->info, reflector_options,
-                                                        served->informer.get());
+  served->reflector =
+      upstream->NewReader(served->info, wanted, options, served->informer.get());
   if (options.history_backfill) {
-    served->backfill = std::make_unique<HistoryBackfill>(
-        client, served->info, reflector_options, informer_options, served->informer.get());
+    served->backfill = upstream->NewBackfill(served->info, wanted, options, informer_options,
+                                             served->informer.get());
   }
   served->reflector->Start();
   return served;
@@ -75,7 +107,7 @@ void ResourceRegistry::OnReady(std::function<void()> on_ready) {
   CheckReady();
 }
 
-absl::Status ResourceRegistry::Start(kube::RestClient* client,
+absl::Status ResourceRegistry::Start(Upstream* upstream,
                                      const std::vector<config::ResourceConfig>& resources,
                                      const RegistryOptions& options) {
   std::vector<config::ResourceConfig> pending;
@@ -85,7 +117,7 @@ absl::Status ResourceRegistry::Start(kube::RestClient* client,
     const absl::Time deadline = absl::Now() + options.discovery_retry_for;
     absl::StatusOr<kube::ResourceInfo> info;
     while (true) {
-      info = kube::Discover(*client, wanted.group, wanted.version, wanted.resource);
+      info = upstream->Discover(wanted);
       if (info.ok() || !Transient(info.status()) || absl::Now() > deadline) break;
       log::Warning(kComponent, absl::StrCat("discovery of ", name, " failed, retrying: ",
                                             info.status().message()));
@@ -93,10 +125,10 @@ absl::Status ResourceRegistry::Start(kube::RestClient* client,
       delay = std::min(delay * 2, absl::Seconds(10));
     }
     if (info.ok()) {
-      Add(StartServedResource(client, *std::move(info), wanted, options.resource));
+      Add(StartServedResource(upstream, *std::move(info), wanted, options.resource));
     } else if (info.status().code() == absl::StatusCode::kNotFound) {
       log::Warning(kComponent, absl::StrCat("resource ", name,
-                                            " is not served by the API server yet (is its "
+                                            " is not served by the upstream yet (is its "
                                             "CustomResourceDefinition installed?); waiting for it"));
       AddPending(wanted.group, wanted.resource);
       pending.push_back(wanted);
@@ -107,21 +139,20 @@ absl::Status ResourceRegistry::Start(kube::RestClient* client,
   }
   if (!pending.empty()) {
     rediscoverer_ = std::thread(
-        [this, client, pending = std::move(pending), options]() mutable {
-          Rediscover(client, std::move(pending), options);
+        [this, upstream, pending = std::move(pending), options]() mutable {
+          Rediscover(upstream, std::move(pending), options);
         });
   }
   return absl::OkStatus();
 }
 
-void ResourceRegistry::Rediscover(kube::RestClient* client,
+void ResourceRegistry::Rediscover(Upstream* upstream,
                                   std::vector<config::ResourceConfig> pending,
                                   RegistryOptions options) {
   while (!pending.empty() &&
          !stopping_.WaitForNotificationWithTimeout(options.rediscovery_interval)) {
     for (auto it = pending.begin(); it != pending.end();) {
-      absl::StatusOr<kube::ResourceInfo> info =
-          kube::Discover(*client, it->group, it->version, it->resource);
+      absl::StatusOr<kube::ResourceInfo> info = upstream->Discover(*it);
       if (!info.ok()) {
         if (info.status().code() != absl::StatusCode::kNotFound) {
           log::Warning(kComponent, absl::StrCat("discovery of ",
@@ -131,7 +162,7 @@ void ResourceRegistry::Rediscover(kube::RestClient* client,
         ++it;
         continue;
       }
-      Add(StartServedResource(client, *std::move(info), *it, options.resource));
+      Add(StartServedResource(upstream, *std::move(info), *it, options.resource));
       it = pending.erase(it);
     }
   }

@@ -1,5 +1,10 @@
 // ServedResource and ResourceRegistry: the resources this server serves,
-// each an Informer fed by its own Reflector, found by their API names.
+// each an Informer fed by its own upstream reader, found by their API names.
+//
+// The upstream is the kube-apiserver (ApiServerUpstream: discovery and a
+// Reflector) or, in a tier, another informerd (tier::InformerdUpstream:
+// its ListResources and Watch); both are an Upstream, so the assembly and
+// the registry are the same for either.
 //
 // The registry owns discovery and readiness: Start discovers and serves the
 // configured resources. One the API server does not serve yet (a CRD not
@@ -29,6 +34,7 @@
 #include "server/informer/informer.h"
 #include "server/kube/discovery.h"
 #include "server/kube/reflector.h"
+#include "server/kube/upstream_reader.h"
 #include "server/service/history_backfill.h"
 
 namespace informerd::service {
@@ -37,8 +43,10 @@ struct ServedResource {
   kube::ResourceInfo info;
   cache::ObjectSchema schema;
   std::unique_ptr<informer::Informer> informer;
-  std::unique_ptr<kube::Reflector> reflector;
-  // Null when backfills are off; destroyed before the informer it fills.
+  // A kube::Reflector or a tier::InformerdReader.
+  std::unique_ptr<kube::UpstreamReader> reflector;
+  // Null when backfills are off or the upstream has none; destroyed before
+  // the informer it fills.
   std::unique_ptr<HistoryBackfill> backfill;
 
   // "configmaps" or "deployments.apps", as kubectl names resources.
@@ -58,13 +66,71 @@ struct ServedResourceOptions {
   bool history_backfill = true;
 };
 
+// Where served resources come from. Implementations are thread-safe.
+class Upstream {
+ public:
+  virtual ~Upstream() = default;
+
+  // What the upstream serves for `wanted`: NOT_FOUND when it does not serve
+  // it (yet), UNAVAILABLE (or DEADLINE_EXCEEDED) when it cannot tell now.
+  virtual absl::StatusOr<kube::ResourceInfo> Discover(const config::ResourceConfig& wanted) = 0;
+
+  // A reader, not started, that keeps `sink` in step with `info` restricted
+  // as `wanted` says (namespace, selectors).
+  // REQUIRES: *sink outlives the reader.
+  virtual std::unique_ptr<kube::UpstreamReader> NewReader(const kube::ResourceInfo& info,
+                                                          const config::ResourceConfig& wanted,
+                                                          const ServedResourceOptions& options,
+                                                          kube::ListWatchSink* sink) = 0;
+
+  // What fetches the past before `target`'s history from the upstream (see
+  // HistoryBackfill), or null when this upstream cannot: a root informerd
+  // has no older history to give than its own.
+  // REQUIRES: *target outlives the result.
+  virtual std::unique_ptr<HistoryBackfill> NewBackfill(
+      const kube::ResourceInfo& info, const config::ResourceConfig& wanted,
+      const ServedResourceOptions& options, const informer::InformerOptions& informer_options,
+      informer::Informer* target) {
+    return nullptr;
+  }
+};
+
+// The kube-apiserver: discovery documents and a Reflector.
+class ApiServerUpstream : public Upstream {
+ public:
+  // REQUIRES: *client outlives this and every reader it makes.
+  explicit ApiServerUpstream(kube::RestClient* client) : client_(client) {}
+
+  absl::StatusOr<kube::ResourceInfo> Discover(const config::ResourceConfig& wanted) override;
+  std::unique_ptr<kube::UpstreamReader> NewReader(const kube::ResourceInfo& info,
+                                                  const config::ResourceConfig& wanted,
+                                                  const ServedResourceOptions& options,
+                                                  kube::ListWatchSink* sink) override;
+  std::unique_ptr<HistoryBackfill> NewBackfill(const kube::ResourceInfo& info,
+                                               const config::ResourceConfig& wanted,
+                                               const ServedResourceOptions& options,
+                                               const informer::InformerOptions& informer_options,
+                                               informer::Informer* target) override;
+
+ private:
+  kube::ReflectorOptions ReflectorOptionsFor(const config::ResourceConfig& wanted,
+                                             const ServedResourceOptions& options) const;
+
+  kube::RestClient* const client_;
+};
+
 // The one assembly of a served resource, for the server and its tests
 // alike: the object schema from `wanted` (managedFields cut, dropped fields,
-// field indexes) with apiVersion and kind from `info`; an Informer; and a
-// Reflector that lists and watches `wanted`'s namespace and selectors
-// through `client`, started.
-// REQUIRES: *client outlives the result; `info` is what discovery found for
-// `wanted`.
+// field indexes) with apiVersion and kind from `info`; an Informer; and
+// `upstream`'s reader for `wanted`'s namespace and selectors, started.
+// REQUIRES: `info` is what upstream->Discover found for `wanted`; the
+// readers of `upstream` may outlive it (see NewReader).
+std::unique_ptr<ServedResource> StartServedResource(Upstream* upstream, kube::ResourceInfo info,
+                                                    const config::ResourceConfig& wanted,
+                                                    const ServedResourceOptions& options);
+
+// The same with the kube-apiserver behind `client` as the upstream.
+// REQUIRES: *client outlives the result.
 std::unique_ptr<ServedResource> StartServedResource(kube::RestClient* client,
                                                     kube::ResourceInfo info,
                                                     const config::ResourceConfig& wanted,
@@ -99,13 +165,13 @@ class ResourceRegistry {
   // held. REQUIRES: called at most once.
   void OnReady(std::function<void()> on_ready);
 
-  // Discovers each of `resources` through `client` and serves it
-  // (StartServedResource). A resource the API server does not serve is
+  // Discovers each of `resources` on `upstream` and serves it
+  // (StartServedResource). A resource the upstream does not serve is
   // pending and looked up again every options.rediscovery_interval until it
   // is. A discovery that fails otherwise, after retries for the transient
   // failures, is returned naming the resource.
-  // REQUIRES: *client outlives the registry; called at most once.
-  absl::Status Start(kube::RestClient* client, const std::vector<config::ResourceConfig>& resources,
+  // REQUIRES: *upstream outlives the registry; called at most once.
+  absl::Status Start(Upstream* upstream, const std::vector<config::ResourceConfig>& resources,
                      const RegistryOptions& options);
 
   // Ends rediscovery and stops every resource's Reflector. Idempotent.
@@ -134,7 +200,7 @@ class ResourceRegistry {
   bool AllSyncedLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // Runs on_ready_ if the registry has just become ready.
   void CheckReady() ABSL_LOCKS_EXCLUDED(mu_);
-  void Rediscover(kube::RestClient* client, std::vector<config::ResourceConfig> pending,
+  void Rediscover(Upstream* upstream, std::vector<config::ResourceConfig> pending,
                   RegistryOptions options);
 
   mutable absl::Mutex mu_;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include <signal.h>
@@ -222,16 +223,20 @@ InProcessServer::InProcessServer(const std::vector<config::ResourceConfig>& reso
                                  InProcessServerOptions server_options) {
   kube::RestClient* client = server_options.client;
   cache::HistoryLimits history = server_options.history;
-  if (client == nullptr) client = &AdminClient();
+  if (client == nullptr && server_options.upstream == nullptr) client = &AdminClient();
+  std::optional<service::ApiServerUpstream> apiserver;
+  if (server_options.upstream == nullptr) apiserver.emplace(client);
+  service::Upstream* upstream =
+      server_options.upstream != nullptr ? server_options.upstream : &*apiserver;
   for (const config::ResourceConfig& wanted : resources) {
-    absl::StatusOr<kube::ResourceInfo> info =
-        kube::Discover(*client, wanted.group, wanted.version, wanted.resource);
+    absl::StatusOr<kube::ResourceInfo> info = upstream->Discover(wanted);
     if (!info.ok()) Die(std::string(info.status().message()));
     service::ServedResourceOptions options;
     options.history = history;
     options.streaming_list = server_options.streaming_list;
+    options.history_backfill = server_options.history_backfill;
     std::unique_ptr<service::ServedResource> served =
-        service::StartServedResource(client, *std::move(info), wanted, options);
+        service::StartServedResource(upstream, *std::move(info), wanted, options);
     registry_.Add(std::move(served));
   }
   service_ = std::make_unique<service::CacheService>(&registry_, &metrics_,
@@ -239,7 +244,7 @@ InProcessServer::InProcessServer(const std::vector<config::ResourceConfig>& reso
   grpc::ServerBuilder builder;
   std::shared_ptr<grpc::ServerCredentials> credentials = server_options.credentials;
   if (credentials == nullptr) credentials = grpc::InsecureServerCredentials();
-  builder.AddListeningPort("127.0.0.1:0", credentials, &port_);
+  builder.AddListeningPort(absl::StrCat("127.0.0.1:", server_options.port), credentials, &port_);
   builder.RegisterService(service_.get());
   service::ConfigureTransport(server_options.transport, &builder);
   server_ = builder.BuildAndStart();

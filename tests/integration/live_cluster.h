@@ -83,7 +83,14 @@ struct InProcessServerOptions {
   // ServedResourceOptions::streaming_list: false makes the upstream state
   // come by paged LIST even where the apiserver streams it.
   bool streaming_list = true;
+  // ServedResourceOptions::history_backfill.
+  bool history_backfill = true;
   limits::TransportLimits transport;
+  // Set: the resources come from this upstream (e.g. a root informerd, for
+  // a tier's leaf) instead of `client`'s apiserver. Must outlive the server.
+  service::Upstream* upstream = nullptr;
+  // The loopback port to listen on; 0: any free one.
+  int port = 0;
 };
 
 // The served resources and the gRPC server in front of them.

@@ -1,0 +1,338 @@
+// InformerdReader (server/tier) against a scripted fake root: the faults a
+// leaf must ride out (a broken stream, a root that is not ready,
+// OUT_OF_RANGE, the root's relist batch, Stop during a Watch). The happy
+// path against a real root is tier_test.cc. No control plane is needed.
+#include "server/tier/informerd_reader.h"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "informerd/v1/informerd.grpc.pb.h"
+
+namespace informerd::tier {
+namespace {
+
+using ::testing::ElementsAre;
+
+constexpr absl::Duration kWait = absl::Seconds(10);
+
+// Records every sink call as a line, e.g. "item a 5" or "end 10".
+class RecordingSink : public kube::ListWatchSink {
+ public:
+  void OnListStart() override { Record("start"); }
+  void OnListItem(rapidjson::Value& object) override { Record("item " + Describe(object)); }
+  void OnListEnd(std::string_view resource_version) override {
+    Record("end " + std::string(resource_version));
+  }
+  void OnWatchEvent(kube::WatchEventType type, rapidjson::Value& object) override {
+    static constexpr const char* kNames[] = {"added", "modified", "deleted"};
+    Record(std::string(kNames[static_cast<int>(type)]) + " " + Describe(object));
+  }
+  void OnBookmark(std::string_view resource_version) override {
+    Record("bookmark " + std::string(resource_version));
+  }
+
+  // Waits until `line` has been recorded.
+  bool WaitFor(const std::string& line) {
+    absl::MutexLock lock(&mu_);
+    auto seen = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+      return std::find(lines_.begin(), lines_.end(), line) != lines_.end();
+    };
+    return mu_.AwaitWithTimeout(absl::Condition(&seen), kWait);
+  }
+
+  std::vector<std::string> lines() {
+    absl::MutexLock lock(&mu_);
+    return lines_;
+  }
+
+ private:
+  static std::string Describe(const rapidjson::Value& object) {
+    const rapidjson::Value& metadata = object["metadata"];
+    return absl::StrCat(metadata["name"].GetString(), " ",
+                        metadata["resourceVersion"].GetString());
+  }
+  void Record(std::string line) {
+    absl::MutexLock lock(&mu_);
+    lines_.push_back(std::move(line));
+  }
+
+  absl::Mutex mu_;
+  std::vector<std::string> lines_ ABSL_GUARDED_BY(mu_);
+};
+
+v1::WatchEvent Event(v1::WatchEvent::Type type, const std::string& name,
+                     const std::string& object_version, const std::string& event_version,
+                     bool final_state_unknown = false) {
+  v1::WatchEvent event;
+  event.set_type(type);
+  event.set_resource_version(event_version);
+  event.set_final_state_unknown(final_state_unknown);
+  v1::Object* object = event.mutable_object();
+  object->set_name(name);
+  object->set_namespace_("ns");
+  object->set_resource_version(object_version);
+  object->set_json(absl::StrCat(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")",
+                                name, R"(","namespace":"ns","resourceVersion":")",
+                                object_version, R"("}})"));
+  return event;
+}
+
+v1::WatchEvent Added(const std::string& name, const std::string& version) {
+  return Event(v1::WatchEvent::ADDED, name, version, version);
+}
+
+v1::WatchEvent Bookmark(const std::string& version, bool initial_events_end = false) {
+  v1::WatchEvent event;
+  event.set_type(v1::WatchEvent::BOOKMARK);
+  event.set_resource_version(version);
+  event.mutable_object()->set_resource_version(version);
+  event.set_initial_events_end(initial_events_end);
+  return event;
+}
+
+// One scripted Watch: the events to send, then how the call ends.
+struct Script {
+  std::vector<v1::WatchEvent> events;
+  grpc::Status end;
+  // Instead of ending: hold the stream open until the client cancels it.
+  bool hold = false;
+};
+
+// A root that answers each Watch with the next script and records what was
+// asked. Without a script left, a Watch is held open until cancelled.
+class FakeRoot final : public v1::Cache::Service {
+ public:
+  FakeRoot() {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    builder.RegisterService(this);
+    server_ = builder.BuildAndStart();
+  }
+  ~FakeRoot() override {
+    closing_.Notify();
+    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  }
+
+  void Add(Script script) {
+    absl::MutexLock lock(&mu_);
+    scripts_.push_back(std::move(script));
+  }
+
+  std::shared_ptr<grpc::Channel> Channel() const {
+    return grpc::CreateChannel(absl::StrCat("127.0.0.1:", port_),
+                               grpc::InsecureChannelCredentials());
+  }
+
+  // The requests received so far, waiting until there are at least `n`.
+  std::vector<v1::WatchRequest> Requests(size_t n) {
+    absl::MutexLock lock(&mu_);
+    auto enough = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return requests_.size() >= n; };
+    mu_.AwaitWithTimeout(absl::Condition(&enough), kWait);
+    return requests_;
+  }
+
+  std::vector<std::string> Authorizations() {
+    absl::MutexLock lock(&mu_);
+    return authorizations_;
+  }
+
+  grpc::Status Watch(grpc::ServerContext* context, const v1::WatchRequest* request,
+                     grpc::ServerWriter<v1::WatchEvent>* writer) override {
+    Script script;
+    script.hold = true;
+    {
+      absl::MutexLock lock(&mu_);
+      requests_.push_back(*request);
+      auto auth = context->client_metadata().find("authorization");
+      authorizations_.push_back(auth == context->client_metadata().end()
+                                    ? ""
+                                    : std::string(auth->second.data(), auth->second.size()));
+      if (!scripts_.empty()) {
+        script = std::move(scripts_.front());
+        scripts_.pop_front();
+      }
+    }
+    for (const v1::WatchEvent& event : script.events) writer->Write(event);
+    if (!script.hold) return script.end;
+    // Until the reader cancels (or the test ends): the fake's own wait, not
+    // the test's synchronisation.
+    while (!context->IsCancelled() &&
+           !closing_.WaitForNotificationWithTimeout(absl::Milliseconds(20))) {
+    }
+    return grpc::Status::CANCELLED;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::deque<Script> scripts_ ABSL_GUARDED_BY(mu_);
+  std::vector<v1::WatchRequest> requests_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> authorizations_ ABSL_GUARDED_BY(mu_);
+  absl::Notification closing_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+};
+
+InformerdReaderOptions FastOptions() {
+  InformerdReaderOptions options;
+  options.backoff.initial = absl::Milliseconds(10);
+  options.backoff.cap = absl::Milliseconds(50);
+  options.namespace_ = "ns";
+  options.label_selector = "app=x";
+  return options;
+}
+
+v1::ResourceName ConfigMaps() {
+  v1::ResourceName name;
+  name.set_version("v1");
+  name.set_resource("configmaps");
+  return name;
+}
+
+TEST(InformerdReaderTest, ListsByInitialEventsThenResumesABrokenStreamFromTheLastVersion) {
+  FakeRoot root;
+  root.Add({{Added("a", "5"), Added("b", "7"), Bookmark("9", true),
+             Event(v1::WatchEvent::MODIFIED, "a", "11", "11"), Bookmark("12")},
+            grpc::Status(grpc::StatusCode::UNAVAILABLE, "root draining")});
+  root.Add({{Event(v1::WatchEvent::DELETED, "b", "13", "13")}, grpc::Status::OK, true});
+  RecordingSink sink;
+  InformerdReader reader(root.Channel(), ConfigMaps(), FastOptions(), &sink);
+  reader.Start();
+  ASSERT_TRUE(sink.WaitFor("deleted b 13"));
+  EXPECT_TRUE(reader.synced());
+  reader.Stop();
+  EXPECT_THAT(sink.lines(), ElementsAre("start", "item a 5", "item b 7", "end 9", "modified a 11",
+                                        "bookmark 12", "deleted b 13"));
+  std::vector<v1::WatchRequest> requests = root.Requests(2);
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_TRUE(requests[0].send_initial_events());
+  EXPECT_TRUE(requests[0].allow_bookmarks());
+  EXPECT_EQ(requests[0].resource_version(), "");
+  EXPECT_EQ(requests[0].namespace_(), "ns");
+  EXPECT_EQ(requests[0].label_selector(), "app=x");
+  EXPECT_EQ(requests[0].resource().resource(), "configmaps");
+  EXPECT_FALSE(requests[1].send_initial_events());
+  EXPECT_EQ(requests[1].resource_version(), "12");
+  EXPECT_EQ(reader.stats().transport_errors.load(), 1u);
+  EXPECT_EQ(reader.stats().lists.load(), 1u);
+}
+
+TEST(InformerdReaderTest, RetriesARootThatIsNotReadyAndAStreamBrokenBeforeItsEnd) {
+  FakeRoot root;
+  root.Add({{}, grpc::Status(grpc::StatusCode::UNAVAILABLE, "not synced yet")});
+  root.Add({{Added("a", "5")}, grpc::Status(grpc::StatusCode::UNAVAILABLE, "cut")});
+  root.Add({{Added("a", "5"), Bookmark("6", true)}, grpc::Status::OK, true});
+  RecordingSink sink;
+  InformerdReader reader(root.Channel(), ConfigMaps(), FastOptions(), &sink);
+  reader.Start();
+  ASSERT_TRUE(sink.WaitFor("end 6"));
+  reader.Stop();
+  // The partial list is abandoned by the next OnListStart.
+  EXPECT_THAT(sink.lines(), ElementsAre("start", "start", "item a 5", "start", "item a 5", "end 6"));
+  std::vector<v1::WatchRequest> requests = root.Requests(3);
+  for (const v1::WatchRequest& request : requests) EXPECT_TRUE(request.send_initial_events());
+}
+
+TEST(InformerdReaderTest, OutOfRangeGetsTheStateAgain) {
+  FakeRoot root;
+  root.Add({{Added("a", "5"), Bookmark("6", true)},
+            grpc::Status(grpc::StatusCode::UNAVAILABLE, "root restarting")});
+  root.Add({{}, grpc::Status(grpc::StatusCode::OUT_OF_RANGE, "too old resource version: 6 (20)")});
+  root.Add({{Added("a", "15"), Bookmark("20", true)}, grpc::Status::OK, true});
+  RecordingSink sink;
+  InformerdReader reader(root.Channel(), ConfigMaps(), FastOptions(), &sink);
+  reader.Start();
+  ASSERT_TRUE(sink.WaitFor("end 20"));
+  reader.Stop();
+  EXPECT_THAT(sink.lines(),
+              ElementsAre("start", "item a 5", "end 6", "start", "item a 15", "end 20"));
+  std::vector<v1::WatchRequest> requests = root.Requests(3);
+  EXPECT_EQ(requests[1].resource_version(), "6");
+  // Not older than what the leaf has.
+  EXPECT_TRUE(requests[2].send_initial_events());
+  EXPECT_EQ(requests[2].resource_version(), "6");
+  EXPECT_EQ(reader.stats().expired_410.load(), 1u);
+  EXPECT_EQ(reader.stats().relists.load(), 1u);
+}
+
+TEST(InformerdReaderTest, TheRootsRelistBatchGetsTheStateAgain) {
+  FakeRoot root;
+  // The root relisted at 30 from 10: its batch's first events carry 10.
+  root.Add({{Added("a", "5"), Added("b", "6"), Bookmark("10", true),
+             Event(v1::WatchEvent::DELETED, "a", "5", "10", /*final_state_unknown=*/true),
+             Event(v1::WatchEvent::MODIFIED, "b", "25", "30")},
+            grpc::Status::OK, true});
+  root.Add({{Added("b", "25"), Bookmark("30", true)}, grpc::Status::OK, true});
+  RecordingSink sink;
+  InformerdReader reader(root.Channel(), ConfigMaps(), FastOptions(), &sink);
+  reader.Start();
+  ASSERT_TRUE(sink.WaitFor("end 30"));
+  reader.Stop();
+  // None of the batch reaches the sink as an event: the second list does.
+  EXPECT_THAT(sink.lines(),
+              ElementsAre("start", "item a 5", "item b 6", "end 10", "start", "item b 25", "end 30"));
+  EXPECT_EQ(reader.stats().relists.load(), 1u);
+}
+
+TEST(InformerdReaderTest, AModifiedWhoseVersionIsNotItsObjectsIsABatch) {
+  FakeRoot root;
+  root.Add({{Bookmark("10", true), Event(v1::WatchEvent::MODIFIED, "b", "25", "10")},
+            grpc::Status::OK, true});
+  root.Add({{Added("b", "25"), Bookmark("30", true)}, grpc::Status::OK, true});
+  RecordingSink sink;
+  InformerdReader reader(root.Channel(), ConfigMaps(), FastOptions(), &sink);
+  reader.Start();
+  ASSERT_TRUE(sink.WaitFor("end 30"));
+  reader.Stop();
+  EXPECT_THAT(sink.lines(), ElementsAre("start", "end 10", "start", "item b 25", "end 30"));
+}
+
+TEST(InformerdReaderTest, StopEndsAWatchInProgressAndSendsTheToken) {
+  FakeRoot root;
+  root.Add({{Bookmark("3", true)}, grpc::Status::OK, true});
+  RecordingSink sink;
+  InformerdReaderOptions options = FastOptions();
+  options.call_setup = [](grpc::ClientContext* context) {
+    context->AddMetadata("authorization", "Bearer leaf-token");
+    return absl::OkStatus();
+  };
+  InformerdReader reader(root.Channel(), ConfigMaps(), options, &sink);
+  reader.Start();
+  ASSERT_TRUE(sink.WaitFor("end 3"));
+  const absl::Time start = absl::Now();
+  reader.Stop();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+  EXPECT_THAT(root.Authorizations(), ElementsAre("Bearer leaf-token"));
+}
+
+TEST(InformerdReaderTest, ACallSetupFailureIsRetried) {
+  FakeRoot root;
+  root.Add({{Bookmark("3", true)}, grpc::Status::OK, true});
+  RecordingSink sink;
+  InformerdReaderOptions options = FastOptions();
+  auto failures = std::make_shared<std::atomic<int>>(2);
+  options.call_setup = [failures](grpc::ClientContext*) {
+    if (failures->fetch_sub(1) > 0) return absl::FailedPreconditionError("token file missing");
+    return absl::OkStatus();
+  };
+  InformerdReader reader(root.Channel(), ConfigMaps(), options, &sink);
+  reader.Start();
+  ASSERT_TRUE(sink.WaitFor("end 3"));
+  reader.Stop();
+  EXPECT_EQ(root.Requests(1).size(), 1u);
+}
+
+}  // namespace
+}  // namespace informerd::tier
