@@ -32,19 +32,18 @@ import sys
 import threading
 import time
 import urllib.parse
-from typing import Callable, List, Optional
+from typing import Callable, List
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "e2e"))
 import harness  # noqa: E402
-from harness import (ApiServer, Churn, ExampleClient, HarnessError, Informerd,  # noqa: E402
-                     TestCase)
+from harness import (ApiServer, BackgroundChurn, Churn, ExampleClient,  # noqa: E402
+                     HarnessError, Informerd, TestCase)
 from fault_proxy import FaultProxy  # noqa: E402
 
 CLIENT_LANGUAGES = ("go", "python")
 WATCHERS = 10
 STOPPED_WATCHERS = 1
-CHURN_PACE_SECONDS = 0.02
 RSS_SAMPLE_SECONDS = 0.25
 
 
@@ -61,32 +60,6 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                         help="seconds clients may take to catch up after a fault")
     parser.add_argument("--workdir", help="logs go here (default: a new temp dir)")
     return parser.parse_args(argv)
-
-
-class BackgroundChurn:
-    """Runs churn.random_ops on a thread until stopped; stop() re-raises
-    what the thread hit. Churn is not thread-safe: nothing else may use it
-    between start() and stop()."""
-
-    def __init__(self, churn: Churn):
-        self._churn = churn
-        self._stop = threading.Event()
-        self._error: Optional[BaseException] = None
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            while not self._stop.wait(CHURN_PACE_SECONDS):
-                self._churn.random_ops(1)
-        except BaseException as e:  # handed to stop()
-            self._error = e
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
-        if self._error is not None:
-            raise HarnessError("churn failed: %s" % self._error)
 
 
 class RssSampler:
