@@ -320,6 +320,13 @@ class Suite:
         calls; HarnessError naming the differences otherwise."""
         harness.wait_quiescent(self.examples, self.api, self.churn,
                                self.args.settle_timeout, when)
+        # Only a relist learns of a delete without its event.
+        for client in self.examples:
+            unknown = [line for line in client.lines() if line.endswith(" final-state-unknown")]
+            if unknown:
+                raise HarnessError("%s %s: %d final-state-unknown deletes, which only a relist "
+                                   "makes, e.g. %r" % (client.describe(), when, len(unknown),
+                                                       unknown[0]))
         last: Dict[str, dict] = {}
 
         def caught_up() -> bool:
