@@ -7,7 +7,10 @@ apiserver; about 100 watching clients, each given all three addresses
 (hack/example.sh LANG, harness.ExampleClient) and, for the rest, light
 informers (watchers/, client/go's RemoteInformer, each on a connection of
 its own, in one process). They watch one namespace whose configmaps a
-background thread keeps changing through the apiserver.
+background thread keeps changing through the apiserver; a few light
+informers (--quiet-clients) watch a second namespace where nothing changes,
+so that their last version is that of their sync (or of a bookmark, about
+every minute): older than the first list of a replica restarted since.
 
 Cases:
   setup            replicas ready, clients synced, caught up with some churn;
@@ -43,7 +46,7 @@ import random
 import subprocess
 import sys
 import threading
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "e2e"))
@@ -64,6 +67,9 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     parser.add_argument("--clients", type=int, default=CLIENTS,
                         help="watching clients in all; light informers make up the rest "
                              "(default: %(default)s)")
+    parser.add_argument("--quiet-clients", type=int, default=10,
+                        help="of the light informers, how many watch a namespace where "
+                             "nothing changes (default: %(default)s)")
     parser.add_argument("--junit", help="write a JUnit XML report here")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--startup-timeout", type=float, default=600.0,
@@ -76,8 +82,8 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     for lang in args.langs:
         if lang not in harness.LANGUAGES:
             parser.error("--langs: unknown language %r" % lang)
-    if args.clients <= len(args.langs):
-        parser.error("--clients must exceed the number of example clients")
+    if args.clients <= len(args.langs) + args.quiet_clients:
+        parser.error("--clients must exceed the number of example clients and quiet clients")
     return args
 
 
@@ -118,6 +124,7 @@ class LightInformers:
 
     def __init__(self, binary: str, server: str, namespace: str, count: int,
                  stderr_path: str):
+        self.namespace = namespace
         self.count = count
         self.stderr_path = stderr_path
         with open(stderr_path, "ab") as err:
@@ -132,7 +139,7 @@ class LightInformers:
         self._reader.start()
 
     def describe(self) -> str:
-        return "%d light informers" % self.count
+        return "%d light informers of %s" % (self.count, self.namespace)
 
     def _read(self) -> None:
         for raw in self.proc.stdout:
@@ -195,7 +202,9 @@ class Suite:
         self.churn = Churn(self.api, self.namespace, rng)
         self.replicas = [Replica(i, workdir) for i in range(REPLICAS)]
         self.examples: List[ExampleClient] = []
-        self.light: Optional[LightInformers] = None
+        self.quiet_namespace = self.namespace + "-quiet"
+        # The light informers of the busy namespace, then of the quiet one.
+        self.light: List[LightInformers] = []
         # Full states served when every client had synced; any later one is
         # a relist.
         self.baseline = 0.0
@@ -216,15 +225,23 @@ class Suite:
             self.examples.append(ExampleClient(
                 lang, addresses, self.namespace,
                 os.path.join(self.workdir, "%s-example.stderr" % lang)))
-        light = self.args.clients - len(self.args.langs)
-        self.light = LightInformers(os.environ["REPLICAS_WATCHERS_BINARY"], addresses,
-                                    self.namespace, light,
-                                    os.path.join(self.workdir, "light-informers.stderr"))
+        self.api.create_namespace(self.quiet_namespace)
+        for i in range(5):
+            self.api.create_configmap(self.quiet_namespace, "quiet-%d" % i, {}, {"n": str(i)})
+        busy = self.args.clients - len(self.args.langs) - self.args.quiet_clients
+        for namespace, count in ((self.namespace, busy),
+                                 (self.quiet_namespace, self.args.quiet_clients)):
+            if count:
+                self.light.append(LightInformers(
+                    os.environ["REPLICAS_WATCHERS_BINARY"], addresses, namespace, count,
+                    os.path.join(self.workdir, "light-informers-%s.stderr" % namespace)))
         for client in self.examples:
             client.wait_synced(self.args.startup_timeout)
-        self.light.wait_synced(self.args.startup_timeout)
-        case.log("namespace %s; replicas %s; %s example clients and %d light informers synced"
-                 % (self.namespace, addresses, ",".join(self.args.langs), light))
+        for group in self.light:
+            group.wait_synced(self.args.startup_timeout)
+        case.log("replicas %s; %s example clients synced, and %s"
+                 % (addresses, ",".join(self.args.langs),
+                    ", ".join(group.describe() for group in self.light)))
         # Caught up with changes made after every replica listed, every
         # client resumes inside every replica's history.
         self.churn.random_ops(OPS_BEFORE)
@@ -287,20 +304,22 @@ class Suite:
 
     def final_caches(self, case: TestCase) -> None:
         harness.finish_example_clients(self.examples, self.api, self.churn, case.log)
-        want = self.api.list_configmaps(self.namespace)
-        report = self.light.check(want)
-        self.light.terminate()
-        if report["matching"] != report["informers"] or report["errors_total"]:
-            raise HarnessError("light informers at the end: %s" % describe_report(report))
-        case.log("%s: caches equal the LIST (%d objects)" % (self.light.describe(), len(want)))
+        for group in self.light:
+            want = self.api.list_configmaps(group.namespace)
+            report = group.check(want)
+            group.terminate()
+            if report["matching"] != report["informers"] or report["errors_total"]:
+                raise HarnessError("%s at the end: %s" % (group.describe(),
+                                                          describe_report(report)))
+            case.log("%s: caches equal the LIST (%d objects)" % (group.describe(), len(want)))
         for replica in self.replicas:
             harness.stop_informerd(replica.server)
 
     def teardown(self) -> None:
         for client in self.examples:
             client.kill()
-        if self.light is not None:
-            self.light.kill()
+        for group in self.light:
+            group.kill()
         for replica in self.replicas:
             replica.server.kill()
 
@@ -312,8 +331,7 @@ class Suite:
                            "%d changes %s" % (count, when))
 
     def broken_streams(self) -> int:
-        report = self.light.check({})
-        return sum(report["stream_errors"].values())
+        return sum(sum(group.check({})["stream_errors"].values()) for group in self.light)
 
     def wait_quiescent(self, when: str) -> None:
         """Every client's state equals the LIST, with consistent handler
@@ -327,30 +345,32 @@ class Suite:
                 raise HarnessError("%s %s: %d final-state-unknown deletes, which only a relist "
                                    "makes, e.g. %r" % (client.describe(), when, len(unknown),
                                                        unknown[0]))
-        last: Dict[str, dict] = {}
+        for group in self.light:
+            last: Dict[str, dict] = {}
 
-        def caught_up() -> bool:
-            last["report"] = self.light.check(self.api.list_configmaps(self.namespace))
-            return last["report"]["matching"] == last["report"]["informers"]
-        try:
-            harness.wait_until(caught_up, self.args.settle_timeout,
-                               "the %s to match the LIST %s" % (self.light.describe(), when))
-        except HarnessError as e:
-            raise HarnessError("%s: %s" % (e, describe_report(last.get("report", {}))))
-        if last["report"]["errors_total"]:
-            raise HarnessError("%s %s: %s" % (self.light.describe(), when,
-                                              describe_report(last["report"])))
+            def caught_up() -> bool:
+                last["report"] = group.check(self.api.list_configmaps(group.namespace))
+                return last["report"]["matching"] == last["report"]["informers"]
+            try:
+                harness.wait_until(caught_up, self.args.settle_timeout,
+                                   "the %s to match the LIST %s" % (group.describe(), when))
+            except HarnessError as e:
+                raise HarnessError("%s: %s" % (e, describe_report(last.get("report", {}))))
+            if last["report"]["errors_total"]:
+                raise HarnessError("%s %s: %s" % (group.describe(), when,
+                                                  describe_report(last["report"])))
 
     def check_relists(self, case: TestCase, when: str) -> None:
         served = self.total_full_states() - self.baseline
-        light = self.light.check({})["relists"]
-        case.log("relists %s: %d full states served by the replicas, %d counted by the light "
-                 "informers" % (when, served, light))
-        if served or light:
+        light = {group.describe(): group.check({})["relists"] for group in self.light}
+        counted = ", ".join("%d by the %s" % (n, name) for name, n in light.items())
+        case.log("relists %s: %d full states served by the replicas; relists counted: %s"
+                 % (when, served, counted))
+        if served or any(light.values()):
             raise HarnessError("clients relisted %s: the replicas served %d full states since "
-                               "every client had synced, the light informers counted %d "
-                               "relists (see the replicas' logs and light-informers.stderr "
-                               "in %s)" % (when, served, light, self.workdir))
+                               "every client had synced; relists counted %s (see the "
+                               "replicas' logs and light-informers-*.stderr in %s)"
+                               % (when, served, counted, self.workdir))
 
 
 def describe_report(report: dict) -> str:
