@@ -4,11 +4,15 @@ run.sh). One JUnit testcase per fault, plus one for the final caches.
 Topology: kube-apiserver <- fault_proxy <- informerd <- Go and Python
 example clients (hack/example.sh), which watch one namespace while a
 background thread churns its configmaps through the apiserver directly.
+The clients also know a second informerd replica, which runs only during
+the replica-kill fault.
 
 Faults: proxy delay, stall, resets, cuts in the middle of a chunk;
 kube-apiserver kill -9 and restart; informerd kill and restart while
 clients watch; 10% of ten informerctl watchers SIGSTOPped under heavy
-events; a client opening and abandoning streams in a tight loop.
+events; a client opening and abandoning streams in a tight loop; the
+second replica started, then each replica killed with -9 in turn, so that
+the clients fail over from one to the other and back.
 
 After each fault: informerd is alive, its log holds no sanitizer report
 (run.sh builds it with ASan and UBSan), its RSS (sampled through the
@@ -105,6 +109,7 @@ class Chaos:
         self.namespace = "chaos-%d-%06x" % (os.getpid(), rng.getrandbits(24))
         self.churn = Churn(self.api, self.namespace, rng)
         self.server = Informerd(os.path.join(workdir, "informerd.log"), self.kubeconfig)
+        self.replica = Informerd(os.path.join(workdir, "informerd-replica.log"), self.kubeconfig)
         self.clients: List[ExampleClient] = []
 
     def _proxied_kubeconfig(self, url: urllib.parse.ParseResult) -> str:
@@ -128,7 +133,7 @@ class Chaos:
         self.server.start()
         for lang in CLIENT_LANGUAGES:
             self.clients.append(ExampleClient(
-                lang, self.server.address, self.namespace,
+                lang, "%s,%s" % (self.server.address, self.replica.address), self.namespace,
                 os.path.join(self.workdir, "%s-example.stderr" % lang)))
         for client in self.clients:
             client.wait_synced(600)
@@ -140,6 +145,7 @@ class Chaos:
         for client in self.clients:
             client.kill()
         self.server.kill()
+        self.replica.kill()
 
     # --- faults: each runs for about `seconds` while the churn goes on ---
 
@@ -231,6 +237,30 @@ class Chaos:
             raise HarnessError("stream_churner exited %d: %s" % (result.returncode, message))
         log(message)
 
+    def replica_kill(self, seconds: float, log: Callable[[str], None]) -> None:
+        def changes(count: int, when: str) -> None:
+            ops = self.churn.ops
+            harness.wait_until(lambda: self.churn.ops >= ops + count, 60,
+                               "%d changes %s" % (count, when))
+        self.replica.start()
+        changes(5, "with both replicas up")
+        # The clients of the first fail over to the second, and back.
+        self.server.kill()
+        changes(5, "after the first replica's kill")
+        harness.wait_until(
+            lambda: harness.metric_sum(self.replica.metrics(),
+                                       "informerd_watchers_open") >= len(self.clients),
+            30, "every client to watch through the second replica")
+        self.server.start()
+        changes(5, "after the first replica's restart")
+        self.replica.kill()
+        log("second replica started; first killed with SIGKILL and started again; "
+            "second killed with SIGKILL")
+        reports = self.replica.sanitizer_reports()
+        if reports:
+            raise HarnessError("sanitizer reports in the second replica's log:\n%s"
+                               % "\n".join(reports[:10]))
+
     # --- invariants ---
 
     def check(self, peak_rss: int, when: str) -> str:
@@ -274,7 +304,7 @@ class Chaos:
 # the apiserver kill on a fresh informerd, the cuts right after the
 # informerd restart, the faults that do not depend on the reflector last.
 FAULTS = ("apiserver-kill", "informerd-restart", "proxy-cut-mid-event", "proxy-reset",
-          "proxy-stall", "proxy-delay", "stalled-watchers", "stream-churn")
+          "proxy-stall", "proxy-delay", "stalled-watchers", "stream-churn", "replica-kill")
 
 
 def run_bounded(chaos: Chaos, args: argparse.Namespace) -> List[TestCase]:
