@@ -6,6 +6,7 @@
 # One JUnit testcase per phase.
 #
 # Usage: tests/replicas/run.sh [--langs go,python,cpp,java] [--clients N]
+#                              [--quiet-clients N] [--cases replica-kill,...]
 #                              [--junit PATH] [--seed N] [--workdir DIR]
 #
 # Uses the control plane named by INFORMERD_APISERVER_URL & co. when set,
