@@ -5,6 +5,8 @@
 #
 # Usage: hack/example.sh LANG --server ADDR --resource RESOURCE [-n NS]
 #                            [-l SELECTOR] [--token-file F]
+#   ADDR: host:port, or several ip:port separated by commas (replicas,
+#         balanced round robin; a watch broken by one resumes on another).
 #   LANG: go, java, python or cpp: the client library's own informer;
 #         go-controller-runtime or java-kubernetes-client: an example
 #         controller on that library, its informers from informerd through

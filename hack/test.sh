@@ -219,6 +219,14 @@ suite_chaos() {
 }
 extra_suites+=(chaos)
 
+# Three informerd replicas behind about 100 watching clients of every
+# library: one replica killed, then all restarted one after another, under
+# writes; every client ends equal to the LIST and nobody relists.
+suite_replicas() {
+  tests/replicas/run.sh --junit "$1/replicas.xml"
+}
+extra_suites+=(replicas)
+
 # Each benchmark briefly (ingest, memory, fan-out): they must run and print
 # their tables; the numbers themselves live in docs/BENCHMARKS.md.
 suite_bench_smoke() {

@@ -1,12 +1,14 @@
 #include "server/admin/resource_collector.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
 
 namespace informerd::admin {
 namespace {
 
-// Appends one family to `out` and fills it. It refers to its family by
-// index, since later builders may grow `out` and move it.
+// One family appended to *out. It is found by index on every Add, not kept
+// by pointer: appending the next family may move the vector's elements.
 class FamilyBuilder {
  public:
   FamilyBuilder(std::vector<prometheus::MetricFamily>* out, std::string name,
@@ -44,6 +46,9 @@ std::vector<prometheus::MetricFamily> CollectResourceMetrics(
   FamilyBuilder objects(&families, "informerd_cached_objects", "Objects in the cache.", MetricType::Gauge);
   FamilyBuilder bytes(&families, "informerd_cached_bytes", "Approximate bytes held by cached objects.", MetricType::Gauge);
   FamilyBuilder history(&families, "informerd_history_events", "Events in the watch history.", MetricType::Gauge);
+  FamilyBuilder version(&families, "informerd_resource_version", "The cache's resourceVersion: its last list, event or bookmark from the upstream.", MetricType::Gauge);
+  FamilyBuilder oldest(&families, "informerd_history_oldest_resource_version", "The oldest resourceVersion a watch may resume from; an older one is answered OUT_OF_RANGE and the client relists. 0 until the first list.", MetricType::Gauge);
+  FamilyBuilder lag(&families, "informerd_resource_version_lag", "How far the cache's resourceVersion is behind the API server's latest, which is approximated by the highest resourceVersion this informerd has from the API server on any of its resources (resourceVersions are etcd revisions, global across resources). A resource without changes of its own lags until its next bookmark (about a minute). Synced resources only.", MetricType::Gauge);
   FamilyBuilder received(&families, "informerd_events_received_total", "Watch events received from the upstream (the API server, or a tier's root informerd).", MetricType::Counter);
   FamilyBuilder rejected(&families, "informerd_events_rejected_total", "Objects rejected as malformed or out of order.", MetricType::Counter);
   FamilyBuilder relist_events(&families, "informerd_relist_events_total", "Events synthesized from relist diffs.", MetricType::Counter);
@@ -57,13 +62,27 @@ std::vector<prometheus::MetricFamily> CollectResourceMetrics(
   FamilyBuilder http(&families, "informerd_upstream_http_errors_total", "Error statuses from the upstream.", MetricType::Counter);
   FamilyBuilder throttled(&families, "informerd_upstream_throttled_total", "429 answers from the API server (RESOURCE_EXHAUSTED from a root informerd).", MetricType::Counter);
   FamilyBuilder decode(&families, "informerd_upstream_decode_errors_total", "Malformed responses from the upstream.", MetricType::Counter);
-  for (const auto& served : registry.all()) {
+  const std::vector<service::ServedResource*> all = registry.all();
+  // Every informer's figures first: the lag of each needs the highest
+  // version among them.
+  std::vector<informer::InformerStats> all_stats;
+  all_stats.reserve(all.size());
+  uint64_t latest = 0;
+  for (const service::ServedResource* served : all) {
+    all_stats.push_back(served->informer->stats());
+    latest = std::max(latest, all_stats.back().resource_version);
+  }
+  for (size_t i = 0; i < all.size(); ++i) {
+    const service::ServedResource* served = all[i];
     const std::string name = served->DisplayName();
-    informer::InformerStats stats = served->informer->stats();
+    const informer::InformerStats& stats = all_stats[i];
     synced.Add(name, stats.synced ? 1 : 0);
     objects.Add(name, static_cast<double>(stats.objects));
     bytes.Add(name, static_cast<double>(stats.object_bytes));
     history.Add(name, static_cast<double>(stats.history_events));
+    version.Add(name, static_cast<double>(stats.resource_version));
+    oldest.Add(name, static_cast<double>(stats.oldest_resource_version));
+    if (stats.synced) lag.Add(name, static_cast<double>(latest - stats.resource_version));
     received.Add(name, static_cast<double>(stats.events_received));
     rejected.Add(name, static_cast<double>(stats.events_rejected));
     relist_events.Add(name, static_cast<double>(stats.relist_events));

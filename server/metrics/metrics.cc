@@ -27,6 +27,12 @@ Metrics::Metrics()
                                 .Name("informerd_watcher_terminations_total")
                                 .Help("Watch streams ended, by reason.")
                                 .Register(*registry_)),
+      initial_states_(prometheus::BuildCounter()
+                          .Name("informerd_watch_initial_states_total")
+                          .Help("Watches that began with the current state (send_initial_events, "
+                                "or resource_version 0): clients' first lists and relists. "
+                                "Paged lists are counted in informerd_rpcs_total.")
+                          .Register(*registry_)),
       events_dispatched_(prometheus::BuildCounter()
                              .Name("informerd_events_dispatched_total")
                              .Help("Events written to watchers.")
@@ -53,6 +59,10 @@ prometheus::Gauge& Metrics::WatchersOpen(const std::string& resource) {
 
 void Metrics::WatcherTerminated(const std::string& resource, const std::string& reason) {
   watcher_terminations_.Add({{"resource", resource}, {"reason", reason}}).Increment();
+}
+
+void Metrics::InitialStateServed(const std::string& resource) {
+  initial_states_.Add({{"resource", resource}}).Increment();
 }
 
 prometheus::Counter& Metrics::EventsDispatched(const std::string& resource) {

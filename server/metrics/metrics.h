@@ -30,6 +30,9 @@ class Metrics {
   prometheus::Gauge& WatchersOpen(const std::string& resource);
   // A watch stream ended; reason: "client", "fell_behind", "shutdown", ...
   void WatcherTerminated(const std::string& resource, const std::string& reason);
+  // A watch of `resource` began with the current state (send_initial_events,
+  // or resource_version "0"): a client's first list or a relist.
+  void InitialStateServed(const std::string& resource);
   // Events written to watchers of `resource`.
   prometheus::Counter& EventsDispatched(const std::string& resource);
   // Time from an event's arrival to its write to a watcher.
@@ -45,6 +48,7 @@ class Metrics {
   prometheus::Family<prometheus::Histogram>& rpc_seconds_;
   prometheus::Family<prometheus::Gauge>& watchers_open_;
   prometheus::Family<prometheus::Counter>& watcher_terminations_;
+  prometheus::Family<prometheus::Counter>& initial_states_;
   prometheus::Family<prometheus::Counter>& events_dispatched_;
   prometheus::Histogram& dispatch_latency_;
   prometheus::Family<prometheus::Counter>& requests_rejected_;

@@ -534,7 +534,8 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const v1::WatchReque
   // As the apiserver: resource_version "0" starts with the current state as
   // ADDED events (without the WatchList end marker).
   bool legacy_initial = request.resource_version() == "0" && !request.send_initial_events();
-  auto make_start = [this, informer = resource.informer.get(), filter = *filter,
+  auto make_start = [this, informer = resource.informer.get(), name = resource.DisplayName(),
+                     filter = *filter,
                      initial = request.send_initial_events() || legacy_initial,
                      send_initial_events = request.send_initial_events(),
                      from_now = request.resource_version().empty(), version,
@@ -552,6 +553,7 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const v1::WatchReque
                                                         : "global_initial_bytes");
         return charge.status();
       }
+      metrics_->InitialStateServed(name);
       start.initial_charge =
           std::make_shared<limits::ConcurrencyLimiter::Permit>(*std::move(charge));
       start.position = state.position;

@@ -4,11 +4,15 @@ run.sh). One JUnit testcase per fault, plus one for the final caches.
 Topology: kube-apiserver <- fault_proxy <- informerd <- Go and Python
 example clients (hack/example.sh), which watch one namespace while a
 background thread churns its configmaps through the apiserver directly.
+The clients also know a second informerd replica, which runs only during
+the replica-kill fault.
 
 Faults: proxy delay, stall, resets, cuts in the middle of a chunk;
 kube-apiserver kill -9 and restart; informerd kill and restart while
 clients watch; 10% of ten informerctl watchers SIGSTOPped under heavy
-events; a client opening and abandoning streams in a tight loop.
+events; a client opening and abandoning streams in a tight loop; the
+second replica started, then each replica killed with -9 in turn, so that
+the clients fail over from one to the other and back.
 
 After each fault: informerd is alive, its log holds no sanitizer report
 (run.sh builds it with ASan and UBSan), its RSS (sampled through the
@@ -32,19 +36,18 @@ import sys
 import threading
 import time
 import urllib.parse
-from typing import Callable, List, Optional
+from typing import Callable, List
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "e2e"))
 import harness  # noqa: E402
-from harness import (ApiServer, Churn, ExampleClient, HarnessError, Informerd,  # noqa: E402
-                     TestCase)
+from harness import (ApiServer, BackgroundChurn, Churn, ExampleClient,  # noqa: E402
+                     HarnessError, Informerd, TestCase)
 from fault_proxy import FaultProxy  # noqa: E402
 
 CLIENT_LANGUAGES = ("go", "python")
 WATCHERS = 10
 STOPPED_WATCHERS = 1
-CHURN_PACE_SECONDS = 0.02
 RSS_SAMPLE_SECONDS = 0.25
 
 
@@ -61,32 +64,6 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                         help="seconds clients may take to catch up after a fault")
     parser.add_argument("--workdir", help="logs go here (default: a new temp dir)")
     return parser.parse_args(argv)
-
-
-class BackgroundChurn:
-    """Runs churn.random_ops on a thread until stopped; stop() re-raises
-    what the thread hit. Churn is not thread-safe: nothing else may use it
-    between start() and stop()."""
-
-    def __init__(self, churn: Churn):
-        self._churn = churn
-        self._stop = threading.Event()
-        self._error: Optional[BaseException] = None
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            while not self._stop.wait(CHURN_PACE_SECONDS):
-                self._churn.random_ops(1)
-        except BaseException as e:  # handed to stop()
-            self._error = e
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
-        if self._error is not None:
-            raise HarnessError("churn failed: %s" % self._error)
 
 
 class RssSampler:
@@ -132,6 +109,7 @@ class Chaos:
         self.namespace = "chaos-%d-%06x" % (os.getpid(), rng.getrandbits(24))
         self.churn = Churn(self.api, self.namespace, rng)
         self.server = Informerd(os.path.join(workdir, "informerd.log"), self.kubeconfig)
+        self.replica = Informerd(os.path.join(workdir, "informerd-replica.log"), self.kubeconfig)
         self.clients: List[ExampleClient] = []
 
     def _proxied_kubeconfig(self, url: urllib.parse.ParseResult) -> str:
@@ -155,7 +133,7 @@ class Chaos:
         self.server.start()
         for lang in CLIENT_LANGUAGES:
             self.clients.append(ExampleClient(
-                lang, self.server.address, self.namespace,
+                lang, "%s,%s" % (self.server.address, self.replica.address), self.namespace,
                 os.path.join(self.workdir, "%s-example.stderr" % lang)))
         for client in self.clients:
             client.wait_synced(600)
@@ -167,6 +145,7 @@ class Chaos:
         for client in self.clients:
             client.kill()
         self.server.kill()
+        self.replica.kill()
 
     # --- faults: each runs for about `seconds` while the churn goes on ---
 
@@ -258,6 +237,30 @@ class Chaos:
             raise HarnessError("stream_churner exited %d: %s" % (result.returncode, message))
         log(message)
 
+    def replica_kill(self, seconds: float, log: Callable[[str], None]) -> None:
+        def changes(count: int, when: str) -> None:
+            ops = self.churn.ops
+            harness.wait_until(lambda: self.churn.ops >= ops + count, 60,
+                               "%d changes %s" % (count, when))
+        self.replica.start()
+        changes(5, "with both replicas up")
+        # The clients of the first fail over to the second, and back.
+        self.server.kill()
+        changes(5, "after the first replica's kill")
+        harness.wait_until(
+            lambda: harness.metric_sum(self.replica.metrics(),
+                                       "informerd_watchers_open") >= len(self.clients),
+            30, "every client to watch through the second replica")
+        self.server.start()
+        changes(5, "after the first replica's restart")
+        self.replica.kill()
+        log("second replica started; first killed with SIGKILL and started again; "
+            "second killed with SIGKILL")
+        reports = self.replica.sanitizer_reports()
+        if reports:
+            raise HarnessError("sanitizer reports in the second replica's log:\n%s"
+                               % "\n".join(reports[:10]))
+
     # --- invariants ---
 
     def check(self, peak_rss: int, when: str) -> str:
@@ -301,7 +304,7 @@ class Chaos:
 # the apiserver kill on a fresh informerd, the cuts right after the
 # informerd restart, the faults that do not depend on the reflector last.
 FAULTS = ("apiserver-kill", "informerd-restart", "proxy-cut-mid-event", "proxy-reset",
-          "proxy-stall", "proxy-delay", "stalled-watchers", "stream-churn")
+          "proxy-stall", "proxy-delay", "stalled-watchers", "stream-churn", "replica-kill")
 
 
 def run_bounded(chaos: Chaos, args: argparse.Namespace) -> List[TestCase]:

@@ -7,7 +7,8 @@
   as a subprocess whose stdout lines are collected as they come.
 - replay_lines / check_client: the invariants every suite asserts about an
   example client's output against the API server's LIST.
-- wait_until and the JUnit writer.
+- BackgroundChurn: changes made on a thread while a fault happens.
+- wait_until, /metrics parsing and the JUnit writer.
 
 Synchronisation is always "poll a condition until a deadline", never a
 fixed sleep.
@@ -301,6 +302,39 @@ class Informerd:
                     return int(line.split()[1]) * 1024
         raise HarnessError("no VmRSS in /proc/%d/status" % self.proc.pid)
 
+    def metrics(self) -> Dict[str, float]:
+        """The samples of its /metrics (parse_metrics)."""
+        try:
+            with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % self.http_port,
+                                        timeout=10) as resp:
+                return parse_metrics(resp.read().decode("utf-8"))
+        except (urllib.error.URLError, ConnectionError, socket.timeout) as e:
+            raise HarnessError("informerd /metrics on port %d: %s" % (self.http_port, e))
+
+
+def parse_metrics(text: str) -> Dict[str, float]:
+    """Prometheus text exposition as {'name{labels}': value}, the labels as
+    printed (e.g. 'informerd_rpcs_total{code="0",method="List"}')."""
+    samples = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        # The value is the last field; label values may hold spaces.
+        series, _, value = line.rpartition(" ")
+        samples[series] = float(value)
+    return samples
+
+
+def metric_sum(samples: Dict[str, float], name: str, **labels: str) -> float:
+    """The sum of the samples of metric name whose labels include labels."""
+    total = 0.0
+    wanted = ['%s="%s"' % item for item in labels.items()]
+    for series, value in samples.items():
+        metric, _, rest = series.partition("{")
+        if metric == name and all(w in rest for w in wanted):
+            total += value
+    return total
+
 
 # --- example clients --------------------------------------------------------
 
@@ -583,6 +617,23 @@ def finish_clients(clients: List[ExampleClient], api: ApiServer, churn: "Churn",
     """The end of a run: SIGTERM every client, check its whole output
     against the apiserver's LIST (check_final_output), then stop informerd,
     which must exit 0. HarnessError listing every violation."""
+    finish_example_clients(clients, api, churn, log)
+    stop_informerd(server)
+
+
+def stop_informerd(server: "Informerd") -> None:
+    """SIGTERM; HarnessError unless informerd exits 0."""
+    status = server.stop()
+    if status != 0:
+        raise HarnessError("informerd exited with status %s after SIGTERM; log tail:\n%s"
+                           % (status, tail(server.log_path)))
+
+
+def finish_example_clients(clients: List[ExampleClient], api: ApiServer, churn: "Churn",
+                           log: Callable[[str], None]) -> None:
+    """SIGTERM every client and check its whole output against the
+    apiserver's LIST (check_final_output). HarnessError listing every
+    violation."""
     errors = []
     for client in clients:
         lines = client.terminate()
@@ -595,10 +646,6 @@ def finish_clients(clients: List[ExampleClient], api: ApiServer, churn: "Churn",
             % (client.describe(), len(lines), len(want), unknown))
     if errors:
         raise HarnessError("%d invariant violations:\n  %s" % (len(errors), "\n  ".join(errors)))
-    status = server.stop()
-    if status != 0:
-        raise HarnessError("informerd exited with status %s after SIGTERM; log tail:\n%s"
-                           % (status, tail(server.log_path)))
 
 
 def handler_state_matches(client: ExampleClient, want: Dict[str, str]) -> bool:
@@ -798,3 +845,33 @@ class Churn:
                 self.create()
             else:
                 action()
+
+
+# Seconds between two changes of a BackgroundChurn.
+CHURN_PACE_SECONDS = 0.02
+
+
+class BackgroundChurn:
+    """Runs churn.random_ops on a thread until stopped; stop() re-raises
+    what the thread hit. Churn is not thread-safe: nothing else may use it
+    between start() and stop()."""
+
+    def __init__(self, churn: Churn):
+        self._churn = churn
+        self._stop = threading.Event()
+        self._error: Optional[BaseException] = None
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.wait(CHURN_PACE_SECONDS):
+                self._churn.random_ops(1)
+        except BaseException as e:  # handed to stop()
+            self._error = e
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        if self._error is not None:
+            raise HarnessError("churn failed: %s" % self._error)

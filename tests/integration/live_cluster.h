@@ -109,6 +109,7 @@ class InProcessServer {
   int port() const { return port_; }
   service::ResourceRegistry& registry() { return registry_; }
   size_t open_watches() const { return service_->open_watches(); }
+  metrics::Metrics& metrics() { return metrics_; }
   // Blocks until every resource is synced.
   void WaitSynced();
 

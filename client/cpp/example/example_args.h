@@ -4,7 +4,10 @@
 //   example --server ADDR --resource RESOURCE [-n NS] [-l SELECTOR]
 //           [--token-file F]
 //
-// Flags take their value as the next argument or after '='.
+// Flags take their value as the next argument or after '='. ADDR is one
+// gRPC target ("host:port", "dns:///name:port", ...) or several "ip:port"
+// separated by commas (replicas; all IPv4 or all IPv6), which become one
+// "ipv4:" or "ipv6:" target that the channel balances round robin.
 
 #ifndef INFORMERD_CLIENT_CPP_EXAMPLE_EXAMPLE_ARGS_H_
 #define INFORMERD_CLIENT_CPP_EXAMPLE_EXAMPLE_ARGS_H_
@@ -19,6 +22,7 @@ namespace informerd {
 namespace example {
 
 struct ExampleArgs {
+  // A gRPC target for client::ConnectionOptions::address.
   std::string server;
   client::ResourceRef resource;
   // Empty: all namespaces.

@@ -66,6 +66,31 @@ TEST(ParseExampleArgsTest, RejectsBadResource) {
             absl::string_view::npos);
 }
 
+TEST(ParseExampleArgsTest, TurnsSeveralAddressesIntoOneTarget) {
+  absl::StatusOr<ExampleArgs> args = ParseExampleArgs(
+      {"--server", "127.0.0.1:1,10.0.0.2:2", "--resource", "pods"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->server, "ipv4:127.0.0.1:1,10.0.0.2:2");
+
+  args = ParseExampleArgs({"--server", "[::1]:1,[fe80::2]:2", "--resource",
+                           "pods"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->server, "ipv6:[::1]:1,[fe80::2]:2");
+}
+
+TEST(ParseExampleArgsTest, RejectsSeveralAddressesThatAreNotOneIpFamily) {
+  for (const char* server :
+       {"127.0.0.1:1,[::1]:2", "127.0.0.1:1,localhost:2", "127.0.0.1:1,",
+        "127.0.0.1,127.0.0.2:2", "127.0.0.1:1,127.0.0.2:70000"}) {
+    absl::StatusOr<ExampleArgs> args =
+        ParseExampleArgs({"--server", server, "--resource", "pods"});
+    ASSERT_FALSE(args.ok()) << server;
+    EXPECT_EQ(args.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(args.status().message().find("--server"),
+              absl::string_view::npos);
+  }
+}
+
 }  // namespace
 }  // namespace example
 }  // namespace informerd

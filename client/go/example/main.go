@@ -8,6 +8,8 @@
 // stops the informer and prints the whole cache as sorted "CACHE key rv"
 // lines. Logs go to stderr; stdout has nothing else.
 //
+// ADDR is host:port, or several host:port separated by commas (replicas).
+//
 // Usage: example --server ADDR --resource RESOURCE[.GROUP] [-n NS]
 //
 //	[-l SELECTOR] [--token-file F]
@@ -35,7 +37,7 @@ import (
 )
 
 func main() {
-	server := flag.String("server", "", "informerd gRPC address (host:port)")
+	server := flag.String("server", "", "informerd gRPC address (host:port), or several comma-separated (replicas, balanced round robin)")
 	resource := flag.String("resource", "", "resource to watch, e.g. configmaps or deployments.apps")
 	namespace := flag.String("n", "", "namespace (default: all)")
 	selector := flag.String("l", "", "label selector")
@@ -54,7 +56,9 @@ func run(server, resource, namespace, selector, tokenFile string) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	conn, err := connection.Dial(ctx, connection.Options{
-		Addresses: []string{server},
+		// Several replicas fail over by resourceVersion: a watch broken by
+		// one resumes on another.
+		Addresses: strings.Split(server, ","),
 		TokenFile: tokenFile,
 		// The uniform example has no TLS flags; it talks to a local server.
 		AllowTokenWithoutTLS: true,

@@ -50,12 +50,16 @@ def terminate_on_signals() -> threading.Event:
 
 def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags every example takes: where informerd is, what to read."""
-    parser.add_argument("--server", required=True, help="host:port")
+    parser.add_argument("--server", required=True,
+                        help="host:port, or several ip:port separated by commas "
+                             "(replicas, balanced round robin)")
     parser.add_argument("-n", "--namespace", default="")
     parser.add_argument("--token-file", default=None)
 
 
 def connect(args: argparse.Namespace) -> grpc.Channel:
     """A channel to the informerd of add_connection_arguments' flags."""
+    # Several replicas fail over by resourceVersion: a watch broken by one
+    # resumes on another.
     return informerd.connect(informerd.ConnectionOptions(
-        addresses=[args.server], token_file=args.token_file))
+        addresses=args.server.split(","), token_file=args.token_file))

@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -46,7 +47,7 @@ import (
 )
 
 func main() {
-	server := flag.String("server", "", "informerd gRPC address (host:port)")
+	server := flag.String("server", "", "informerd gRPC address (host:port), or several comma-separated (replicas, balanced round robin)")
 	resource := flag.String("resource", "", "resource to watch; this controller reconciles configmaps")
 	namespace := flag.String("n", "", "namespace (default: all)")
 	selector := flag.String("l", "", "label selector")
@@ -67,7 +68,7 @@ func run(server, namespace, selector, tokenFile string) error {
 	defer cancel()
 
 	conn, err := connection.Dial(ctx, connection.Options{
-		Addresses: []string{server},
+		Addresses: strings.Split(server, ","),
 		TokenFile: tokenFile,
 		// The uniform example has no TLS flags; it talks to a local server.
 		AllowTokenWithoutTLS: true,
