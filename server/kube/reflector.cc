@@ -84,7 +84,8 @@ void Reflector::Run() {
     // by a paged LIST; the sink discards the partial list at the next
     // OnListStart.
     if (stream && !awaiting_initial_events_end_) need_list = false;
-    if (stream && awaiting_initial_events_end_ && end != WatchEnd::kStreamingListRefused) {
+    if (stream && awaiting_initial_events_end_ && end != WatchEnd::kStreamingListRefused &&
+        !stopping()) {
       page_next_list_ = true;
       stats_.streaming_list_broken.fetch_add(1);
       log::Warning("reflector", absl::StrCat(
