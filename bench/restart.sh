@@ -47,6 +47,12 @@ resources:
   - resource: configmaps
     namespace: $ns
 historyBackfill: $backfill
+# Every watcher here is one caller (127.0.0.1): without this, its resumes
+# beyond the per-caller burst would be refused RESOURCE_EXHAUSTED.
+limits:
+  maxWatchesPerIdentity: 20000
+  requestsPerSecondPerIdentity: 100000
+  requestBurstPerIdentity: 100000
 YAML
   expect=true
   [[ "$backfill" == false ]] && expect=false
