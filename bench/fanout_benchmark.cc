@@ -37,6 +37,7 @@
 #include "bench/apiserver_flags.h"
 #include "bench/measurement.h"
 #include "bench/apiserver_writer.h"
+#include "bench/deliveries.h"
 #include "bench/informerd_metrics.h"
 #include "bench/proc_stats.h"
 #include "bench/watch_clients.h"
@@ -302,23 +303,12 @@ int RunFanout() {
   const ProcStats apiserver_after = ReadProcStats(absl::GetFlag(FLAGS_apiserver_pid));
   clients->Stop();
 
-  std::unordered_map<uint64_t, int64_t> written;
+  std::vector<Write> written;
   for (const auto& writer : writers) {
-    for (const Write& write : writer->writes()) written[write.resource_version] = write.response_ns;
+    written.insert(written.end(), writer->writes().begin(), writer->writes().end());
   }
-  std::vector<double> latencies_ms;
-  size_t fewest = SIZE_MAX;
-  for (const std::vector<Receipt>& stream : clients->receipts()) {
-    size_t matched = 0;
-    for (const Receipt& receipt : stream) {
-      auto it = written.find(receipt.resource_version);
-      if (it == written.end()) continue;
-      latencies_ms.push_back((receipt.arrival_ns - it->second) / 1e6);
-      ++matched;
-    }
-    fewest = std::min(fewest, matched);
-  }
-  if (latencies_ms.empty()) fewest = 0;
+  Deliveries deliveries = MatchDeliveries(written, clients->receipts());
+  std::vector<double>& latencies_ms = deliveries.latencies_ms;
   const double delivered = latencies_ms.size();
 
   Row row;
@@ -327,7 +317,7 @@ int RunFanout() {
   row.events = written.size();
   row.seconds = write_seconds;
   row.delivered = delivered;
-  row.fewest = fewest;
+  row.fewest = deliveries.fewest;
   row.p50_ms = Percentile(&latencies_ms, 0.50);
   row.p99_ms = Percentile(&latencies_ms, 0.99);
   if (target != "apiserver") {

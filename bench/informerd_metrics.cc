@@ -9,21 +9,28 @@
 
 namespace informerd::bench {
 
-double SumMetric(const std::string& admin_url, std::string_view name) {
-  httplib::Client client(admin_url);
-  auto response = client.Get("/metrics");
-  if (!response || response->status != 200) return -1;
-  std::istringstream lines(response->body);
+double SumMetricSamples(std::string_view text, std::string_view name,
+                        const std::vector<std::string_view>& labels) {
+  std::istringstream lines{std::string(text)};
   double total = 0;
   for (std::string line; std::getline(lines, line);) {
     // "name{labels} value" or "name value"; not "name_suffix ...".
     if (line.rfind(name, 0) != 0 || line.size() <= name.size()) continue;
     const char next = line[name.size()];
     if (next != '{' && next != ' ') continue;
+    bool matches = true;
+    for (std::string_view label : labels) matches = matches && line.find(label) != std::string::npos;
     double value = 0;
-    if (absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &value)) total += value;
+    if (matches && absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &value)) total += value;
   }
   return total;
+}
+
+double SumMetric(const std::string& admin_url, std::string_view name) {
+  httplib::Client client(admin_url);
+  auto response = client.Get("/metrics");
+  if (!response || response->status != 200) return -1;
+  return SumMetricSamples(response->body, name);
 }
 
 bool AwaitWatchersOpen(const std::string& admin_url, double count, absl::Duration timeout) {

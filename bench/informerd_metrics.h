@@ -7,10 +7,16 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/time/time.h"
 
 namespace informerd::bench {
+
+// The sum of the samples of `name` in Prometheus text `text` whose label
+// sets contain each of `labels` (e.g. {"verb=\"WATCH\""}).
+double SumMetricSamples(std::string_view text, std::string_view name,
+                        const std::vector<std::string_view>& labels = {});
 
 // The sum of every sample of `name` at `admin_url`/metrics (e.g.
 // "http://127.0.0.1:8071"), or -1 when the endpoint cannot be read.

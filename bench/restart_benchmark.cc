@@ -14,10 +14,6 @@
 //
 // informerd is this program's child: --informerd_command runs under
 // /bin/sh (prefixed with exec), once before and once after the kill.
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <atomic>
 #include <cstdio>
 #include <string>
@@ -30,11 +26,10 @@
 #include "absl/time/clock.h"
 #include "bench/apiserver_flags.h"
 #include "bench/apiserver_writer.h"
+#include "bench/child_process.h"
 #include "bench/informerd_metrics.h"
 #include "bench/measurement.h"
 #include "bench/resuming_streams.h"
-
-extern char** environ;
 
 ABSL_FLAG(int, watchers, 1000, "watch streams that resume after the restart");
 ABSL_FLAG(int, streams_per_connection, 100, "streams per gRPC connection");
@@ -51,20 +46,7 @@ ABSL_FLAG(bool, header, false, "print the table header first");
 namespace informerd::bench {
 namespace {
 
-pid_t SpawnInformerd() {
-  const std::string command = "exec " + absl::GetFlag(FLAGS_informerd_command);
-  const char* argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
-  pid_t pid = 0;
-  if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ) != 0) {
-    return 0;
-  }
-  return pid;
-}
-
-void Kill(pid_t pid) {
-  kill(pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
-}
+pid_t SpawnInformerd() { return SpawnShell(absl::GetFlag(FLAGS_informerd_command)); }
 
 int Run() {
   const size_t watchers = absl::GetFlag(FLAGS_watchers);
@@ -88,7 +70,7 @@ int Run() {
   pid_t pid = SpawnInformerd();
   if (pid == 0 || !AwaitReady(admin)) {
     std::fprintf(stderr, "informerd did not become ready\n");
-    if (pid != 0) Kill(pid);
+    if (pid != 0) KillAndReap(pid);
     return 1;
   }
   // Every stream sees some events, so each has its own resume point.
@@ -97,7 +79,7 @@ int Run() {
   if (!AwaitWatchersOpen(admin, watchers) || !write_for(absl::Seconds(2)) ||
       !AwaitAll(&before, writer.writes().back().resource_version, absl::Seconds(30))) {
     std::fprintf(stderr, "streams did not receive the first writes\n");
-    Kill(pid);
+    KillAndReap(pid);
     return 1;
   }
 
@@ -109,7 +91,7 @@ int Run() {
   std::vector<uint64_t> resume_points;
   for (auto& stream : before.streams()) resume_points.push_back(stream->last());
   const absl::Time killed = absl::Now();
-  Kill(pid);
+  KillAndReap(pid);
   before.Close();
   absl::SleepFor(down);
   pid = SpawnInformerd();
@@ -137,7 +119,7 @@ int Run() {
     if (stream->refused_as_too_old()) ++refused;
   }
   after.Close();
-  if (pid != 0) Kill(pid);
+  if (pid != 0) KillAndReap(pid);
 
   if (absl::GetFlag(FLAGS_header)) {
     std::printf(

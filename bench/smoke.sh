@@ -6,6 +6,7 @@
 # Usage: bench/smoke.sh [--junit PATH]
 # The fan-out, cold-sync and read benchmarks need the control plane of
 # `hack/control-plane.sh env`; without a running one their testcases fail.
+# The tiers benchmark also needs root (network namespaces) and iproute2.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
 cd "$INFORMERD_ROOT"
@@ -67,6 +68,9 @@ run stalled_watchlists '^\| 2000 \| 1024 \| 100 \| [0-9]+ \| 100 \| 0 \| [0-9.]+
   bench/stalled_watchlists.sh --quick
 run restart '^\| true \| 100 \| 20 \| 2\.0 \| 0 \| [0-9.]+ \| 0 \| 0 \| pass \|
 ^\| false \| 100 \| 20 \| 2\.0 \| 100 \|' bench/restart.sh --quick
+run tiers '^\| 0 \| - \| 100 \| 2 \| .* \| 0 \| pass \|$
+^\| 2 \| 50 \| 100 \| 2 \| .* \| 0 \| pass \|$
+^\| 2 \| 50 \| 2 \| [0-9]+ \| 50 \| 2\.0 \| [0-9.]+ \| 0 \| 0 \| 0 \| 0 \| pass \|$' bench/tiers.sh --quick
 run read_benchmark '^\| get \| informerd \| 10 \| max \|
 ^\| get \| informerd \(open loop, 1 client thread\) \| 10 \| 200 \|
 ^\| list_label \| apiserver \(watch cache, RV=0\) \| 1 \|

@@ -21,7 +21,9 @@ namespace {
 
 class InformerdStream : public WatchStream {
  public:
-  InformerdStream(v1::Cache::Stub* stub, const v1::WatchRequest& request) {
+  InformerdStream(v1::Cache::Stub* stub, const v1::WatchRequest& request,
+                  std::atomic<size_t>* received)
+      : received_(received) {
     Start(stub, request);
   }
 
@@ -33,8 +35,10 @@ class InformerdStream : public WatchStream {
     if (event.type() == v1::WatchEvent::BOOKMARK) return;
     std::optional<uint64_t> version = cache::ParseResourceVersion(event.resource_version());
     receipts_.push_back({version.value_or(0), SteadyNanos()});
+    received_->fetch_add(1, std::memory_order_relaxed);
   }
 
+  std::atomic<size_t>* const received_;
   std::vector<Receipt> receipts_;
 };
 
@@ -54,7 +58,7 @@ class InformerdWatchClients : public WatchClients {
     request.set_namespace_(namespace_);
     for (size_t i = 0; i < count; ++i) {
       if (i % per_connection_ == 0) stubs_.push_back(NewStubOnOwnConnection(address_));
-      streams_.push_back(std::make_unique<InformerdStream>(stubs_.back().get(), request));
+      streams_.push_back(std::make_unique<InformerdStream>(stubs_.back().get(), request, &received_));
     }
     return absl::OkStatus();
   }
@@ -144,6 +148,7 @@ class ApiserverWatchClients : public WatchClients {
                 version = version * 10 + (pending[at++] - '0');
               }
               receipts->push_back({version, now});
+              received_.fetch_add(1, std::memory_order_relaxed);
             }
             pending.erase(0, line_end + 1);
           }

@@ -5,10 +5,12 @@
 // apiserver watchers do not decode JSON beyond finding the version, the
 // informerd watchers parse the WatchEvent message.
 //
-// Thread safety: Start and Stop from one thread; receipts() after Stop.
+// Thread safety: Start and Stop from one thread; receipts() after Stop;
+// received() from any thread.
 #ifndef INFORMERD_BENCH_WATCH_CLIENTS_H_
 #define INFORMERD_BENCH_WATCH_CLIENTS_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -32,6 +34,12 @@ class WatchClients {
   virtual void Stop() = 0;
   // Events received, per watch.
   virtual std::vector<std::vector<Receipt>> receipts() const = 0;
+  // Events received so far, all watches; may be called while they run.
+  size_t received() const { return received_.load(std::memory_order_relaxed); }
+
+ protected:
+  // Counted by the implementations as events arrive.
+  std::atomic<size_t> received_{0};
 };
 
 // `address`: informerd's gRPC HOST:PORT. Streams are spread over channels
