@@ -175,6 +175,22 @@ expect_refused() {
   }
 }
 
+# A leaf's NOTES name the root it reads and what that root must allow.
+notes_name_the_root() {
+  local notes
+  notes="$("$helm" install "$release" "$chart" --namespace rel --dry-run=client \
+    -f "$here/values/leaf.yaml" | sed -n '/^NOTES:/,$p')"
+  echo "$notes"
+  local want
+  for want in "serves from the informerd at" "grpcs://informerd-root.informerd.svc:50051" \
+    "($fullname in rel) list and watch them"; do
+    grep -qF -- "$want" <<<"$notes" || {
+      echo "NOTES lack: $want"
+      return 1
+    }
+  done
+}
+
 # A changed config must change the pod template, so pods roll.
 config_change_rolls_pods() {
   local before after
@@ -232,6 +248,7 @@ run_offline_checks() {
     run_case "helm template ($set)" template_set "$set"
   done
   run_case "NOTES tell how to connect" notes_tell_how_to_connect
+  run_case "NOTES of a leaf name its root" notes_name_the_root
   run_case "config change rolls pods (checksum/config)" config_change_rolls_pods
   run_case "PodDisruptionBudget policy/v1 when the cluster has it" pdb_version_follows_capabilities
   run_case "HorizontalPodAutoscaler autoscaling/v2 when the cluster has it" \
