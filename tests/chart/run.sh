@@ -626,9 +626,11 @@ prepare_leaf() {
   prepare_identity leaf "$1" "$dir" --set upstream.token.audience=
   audience="$(python3 "$here/local_command.py" leaf "$dir/rendered.yaml" "$dir" \
     "localhost:$grpc_port" "$work/tls/ca.crt")"
+  local audience_args=()
+  [[ -z "$audience" ]] || audience_args=(--audience "$audience")
   mkdir -p "$dir/upstream-token"
-  "$kubectl" create token "$fullname" -n "$1" --duration=1h \
-    ${audience:+--audience "$audience"} >"$dir/upstream-token/token"
+  "$kubectl" create token "$fullname" -n "$1" --duration=1h "${audience_args[@]}" \
+    >"$dir/upstream-token/token"
   echo "the leaf's config, pointed at the local root:"
   cat "$dir/config.yaml"
 }
