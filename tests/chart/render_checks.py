@@ -37,6 +37,12 @@ REVIEW_RULES = {
     ("authentication.k8s.io", "tokenreviews", ("create",)),
     ("authorization.k8s.io", "subjectaccessreviews", ("create",)),
 }
+# What a leaf's ServiceAccount needs on the served resources: the root's
+# SubjectAccessReviews of its ListResources (list) and Watches (watch).
+LEAF_VERBS = ["list", "watch"]
+UPSTREAM_TOKEN_DIR = "/var/run/secrets/informerd-upstream"
+UPSTREAM_CA_DIR = "/etc/informerd/upstream-ca"
+UPSTREAM_CLIENT_DIR = "/etc/informerd/upstream-client"
 
 
 class Rendered:
@@ -76,9 +82,18 @@ class Rendered:
         spec = self.one("Deployment")["spec"]["template"]["spec"]
         return {v["name"]: v for v in spec.get("volumes", [])}
 
+    def config(self):
+        return yaml.safe_load(self.one("ConfigMap")["data"]["config.yaml"])
+
     def served_resources(self):
-        text = self.one("ConfigMap")["data"]["config.yaml"]
-        return yaml.safe_load(text)["resources"]
+        return self.config()["resources"]
+
+    def upstream_config(self):
+        """The config file's upstream* keys: empty for a root."""
+        return {k: v for k, v in self.config().items() if k.startswith("upstream")}
+
+    def mounts(self):
+        return {m["name"]: m["mountPath"] for m in self.container()["volumeMounts"]}
 
 
 def rule_set(role):
@@ -92,8 +107,8 @@ def rule_set(role):
     return rules
 
 
-def read_rules(resources):
-    return {(r.get("group", ""), r["resource"], tuple(READ_VERBS)) for r in resources}
+def read_rules(resources, verbs=READ_VERBS):
+    return {(r.get("group", ""), r["resource"], tuple(verbs)) for r in resources}
 
 
 def check_common(r):
@@ -154,6 +169,19 @@ def check_common(r):
     accounts = r.all("ServiceAccount")
     r.expect(not accounts or pod["serviceAccountName"] == accounts[0]["metadata"]["name"],
              "Deployment: runs as the chart's ServiceAccount")
+
+    # An HPA owns the replica count: a replicas field beside it would reset
+    # the count on every upgrade.
+    hpas = r.all("HorizontalPodAutoscaler")
+    r.expect(len(hpas) <= 1, f"at most one HorizontalPodAutoscaler, got {len(hpas)}")
+    r.expect(("replicas" in spec) == (not hpas),
+             f"Deployment: replicas exactly when no HPA (replicas: {spec.get('replicas')}, "
+             f"HPAs: {len(hpas)})")
+
+    # A plaintext upstream is accepted only by a leaf that says so.
+    upstream = r.upstream_config().get("upstream", "")
+    r.expect(("--allow-insecure-upstream" in r.args()) == upstream.startswith("grpc://"),
+             f"args: --allow-insecure-upstream exactly for a grpc:// upstream ({upstream!r})")
 
 
 def check_security(r):
@@ -262,8 +290,14 @@ def check_default(r):
     r.expect(not accepted, f"default: no risk accepted, no optional flag: {accepted}")
     check_generated_certificate(r)
     r.expect(not r.all("Certificate") and not r.all("Issuer"), "default: no cert-manager objects")
-    for kind in ("ServiceMonitor", "NetworkPolicy"):
+    for kind in ("ServiceMonitor", "NetworkPolicy", "HorizontalPodAutoscaler"):
         r.expect(not r.all(kind), f"{kind} rendered while disabled")
+    # A root: it reads the API server, with nothing of a leaf.
+    r.expect(not r.upstream_config(), f"root: no upstream keys, got {r.upstream_config()}")
+    r.expect(set(r.volumes()) == {"config", "tls"} and set(r.mounts()) == {"config", "tls"},
+             f"root: volumes config and tls only, got {sorted(r.volumes())}")
+    r.expect("automountServiceAccountToken" not in r.one("Deployment")["spec"]["template"]["spec"],
+             "root: its ServiceAccount token is mounted (it reads the API server)")
 
 
 def check_namespaced(r):
@@ -412,6 +446,126 @@ def check_rbac_cluster(r):
     check_auth(r)
 
 
+def projected_token(r):
+    """The serviceAccountToken source of the leaf's upstream-token volume."""
+    volume = r.volumes().get("upstream-token", {})
+    sources = volume.get("projected", {}).get("sources", [])
+    r.expect(len(sources) == 1 and "serviceAccountToken" in sources[0],
+             f"upstream-token: one projected serviceAccountToken, got {volume}")
+    return sources[0]["serviceAccountToken"] if sources else {}
+
+
+def check_leaf_token(r, audience):
+    """The leaf sends its ServiceAccount's projected token, mounted where
+    upstreamTokenFile points."""
+    r.expect(r.upstream_config().get("upstreamTokenFile") == f"{UPSTREAM_TOKEN_DIR}/token",
+             "leaf: upstreamTokenFile is the projected token")
+    r.expect(r.mounts().get("upstream-token") == UPSTREAM_TOKEN_DIR,
+             f"leaf: upstream-token mounted at {UPSTREAM_TOKEN_DIR}, got {r.mounts()}")
+    token = projected_token(r)
+    r.expect(token.get("path") == "token" and token.get("expirationSeconds") == 3600,
+             f"leaf: token path and lifetime, got {token}")
+    r.expect(token.get("audience") == audience,
+             f"leaf: token audience {audience!r}, got {token.get('audience')!r}")
+
+
+def check_leaf_ca(r, source):
+    """Only the CA key of the root's Secret or ConfigMap, where
+    upstreamCaFile points: a root's TLS Secret also holds its key."""
+    r.expect(r.upstream_config().get("upstreamCaFile") == f"{UPSTREAM_CA_DIR}/ca.crt",
+             "leaf: upstreamCaFile")
+    r.expect(r.mounts().get("upstream-ca") == UPSTREAM_CA_DIR, "leaf: upstream-ca mount")
+    volume = r.volumes().get("upstream-ca", {})
+    r.expect(volume.get(source[0], {}).get(source[1]) == source[2],
+             f"leaf: CA from {source}, got {volume}")
+    items = volume.get(source[0], {}).get("items")
+    r.expect(items == [{"key": "ca.crt", "path": "ca.crt"}],
+             f"leaf: only ca.crt of the {source[0]} mounted, got {items}")
+
+
+def check_leaf(r):
+    """A leaf of informerd-root.informerd.svc over TLS, with a token for the
+    root's audience, autoscaled."""
+    upstream = r.upstream_config()
+    r.expect(upstream.get("upstream") == "grpcs://informerd-root.informerd.svc:50051",
+             f"leaf: upstream grpcs:// the root's Service, got {upstream}")
+    r.expect(set(upstream) == {"upstream", "upstreamCaFile", "upstreamTokenFile"},
+             f"leaf: upstream keys, got {sorted(upstream)}")
+    check_leaf_token(r, "informerd")
+    check_leaf_ca(r, ("configMap", "name", "informerd-root-ca"))
+    # RBAC: what the root's SubjectAccessReviews check, and the reviews of
+    # its own callers; nothing to get from the API server.
+    rules = rule_set(cluster_role(r))
+    r.expect(rules == read_rules(r.served_resources(), LEAF_VERBS) | REVIEW_RULES,
+             f"leaf ClusterRole: list and watch on the served resources and the reviews, "
+             f"got {rules}")
+    r.expect(not r.all("Role"), "leaf: no Roles without watchNamespaces")
+
+    hpa = r.one("HorizontalPodAutoscaler")
+    r.expect(hpa["apiVersion"] == "autoscaling/v2", f"HPA: autoscaling/v2, got {hpa['apiVersion']}")
+    spec = hpa["spec"]
+    r.expect(spec["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment",
+                                        "name": FULLNAME},
+             f"HPA: scales the Deployment, got {spec['scaleTargetRef']}")
+    r.expect((spec["minReplicas"], spec["maxReplicas"]) == (2, 8),
+             f"HPA: 2 to 8 pods, got {spec['minReplicas']} to {spec['maxReplicas']}")
+    r.expect(spec["metrics"] == [
+        {"type": "Resource",
+         "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 60}}},
+        {"type": "Pods",
+         "pods": {"metric": {"name": "informerd_watchers_open"},
+                  "target": {"type": "AverageValue", "averageValue": "500"}}},
+    ], f"HPA: CPU at 60% and 500 open watchers per pod, got {spec['metrics']}")
+    r.expect("behavior" not in spec, "HPA: Kubernetes' default behavior")
+    r.expect("replicas" not in r.one("Deployment")["spec"], "Deployment: no replicas with the HPA")
+    r.expect(r.one("PodDisruptionBudget")["spec"]["minAvailable"] == 1,
+             "PDB: kept with autoscaling.minReplicas 2")
+
+
+def check_leaf_namespaced(r):
+    """A leaf of one namespace, in the root's namespace: the root's own TLS
+    Secret for the CA, a client certificate, no reviews of its own callers
+    (auth none) and so no API server access at all."""
+    upstream = r.upstream_config()
+    r.expect(upstream == {
+        "upstream": "grpcs://informerd-root:50051",
+        "upstreamCaFile": f"{UPSTREAM_CA_DIR}/ca.crt",
+        "upstreamCertFile": f"{UPSTREAM_CLIENT_DIR}/tls.crt",
+        "upstreamKeyFile": f"{UPSTREAM_CLIENT_DIR}/tls.key",
+        "upstreamTokenFile": f"{UPSTREAM_TOKEN_DIR}/token",
+    }, f"leaf-namespaced: upstream keys, got {upstream}")
+    check_leaf_token(r, None)
+    check_leaf_ca(r, ("secret", "secretName", "informerd-root-tls"))
+    r.expect(r.mounts().get("upstream-client") == UPSTREAM_CLIENT_DIR, "leaf: client cert mount")
+    client = r.volumes().get("upstream-client", {}).get("secret", {})
+    r.expect(client.get("secretName") == "informerd-leaf-client",
+             f"leaf: client certificate Secret, got {client}")
+    pod = r.one("Deployment")["spec"]["template"]["spec"]
+    r.expect(pod.get("automountServiceAccountToken") is False,
+             "leaf with auth none: no API server token mounted")
+    r.expect(not r.all("ClusterRole") and not r.all("ClusterRoleBinding"),
+             "leaf-namespaced: nothing cluster-wide (no reviews, namespaced reads)")
+    role = r.one("Role", f"{r.namespace}-{FULLNAME}", "chart-team-a")
+    r.expect(rule_set(role) == read_rules(r.served_resources(), LEAF_VERBS),
+             f"leaf-namespaced Role: list and watch on its resources, got {rule_set(role)}")
+    r.expect(r.one("Deployment")["spec"].get("replicas") == 3, "replicaCount 3 without an HPA")
+    r.expect(not r.all("HorizontalPodAutoscaler"), "no HPA while autoscaling is off")
+
+
+def check_leaf_plaintext(r):
+    """A leaf reading an open root in plaintext, accepted by
+    upstream.allowInsecure, sending no token: it needs no grants from the
+    root's point of view, only the reviews of its own callers."""
+    upstream = r.upstream_config()
+    r.expect(upstream == {"upstream": "grpc://informerd-root.informerd.svc:50051"},
+             f"leaf-plaintext: only a grpc:// upstream, got {upstream}")
+    r.expect("--allow-insecure-upstream" in r.args(), "args: --allow-insecure-upstream")
+    r.expect(not {"upstream-token", "upstream-ca", "upstream-client"} & set(r.volumes()),
+             f"leaf-plaintext: no token or certificates toward the root, got {sorted(r.volumes())}")
+    r.expect(rule_set(cluster_role(r)) == REVIEW_RULES,
+             f"leaf-plaintext ClusterRole: the reviews only, got {rule_set(cluster_role(r))}")
+
+
 SET_CHECKS = {
     "default": check_default,
     "namespaced": check_namespaced,
@@ -424,6 +578,9 @@ SET_CHECKS = {
     "monitoring": check_monitoring,
     "custom": check_custom,
     "rbac-cluster": check_rbac_cluster,
+    "leaf": check_leaf,
+    "leaf-namespaced": check_leaf_namespaced,
+    "leaf-plaintext": check_leaf_plaintext,
 }
 
 

@@ -19,7 +19,14 @@
 #   127.0.0.1:8084), a token of that ServiceAccount and the chart's
 #   rendered config; /readyz must turn ok (every resource synced), the helm
 #   test's informerctl command must pass with the token over TLS, and the
-#   token must be refused what the chart does not grant.
+#   token must be refused what the chart does not grant;
+#   the tier proof: the leaf set's ServiceAccount and RBAC applied for real
+#   in a namespace of its own, and a leaf informerd run locally with the
+#   leaf Deployment's flags and the leaf ConfigMap's upstream keys (mapped
+#   to that root on localhost:50064, its CA and a token of the leaf's
+#   ServiceAccount; gRPC 0.0.0.0:50065, HTTP 127.0.0.1:8085): the leaf
+#   turns ready only if the root's SubjectAccessReviews allow the leaf's
+#   grants, and an object written to the API server reaches it.
 #
 # The binaries come from Bazel (bazel build //server:informerd
 # //client/cpp:informerctl); helm and kubectl from hack/install-helm.sh.
@@ -35,8 +42,10 @@ readonly informerctl_bin="$INFORMERD_ROOT/bazel-bin/client/cpp/informerctl"
 readonly grpc_port=50064
 readonly grpc_address=127.0.0.1:$grpc_port
 readonly http_address=127.0.0.1:8084
+readonly leaf_grpc_port=50065
+readonly leaf_http_address=127.0.0.1:8085
 readonly value_sets=(default namespaced tls https auth open plaintext-tokens cert-manager
-  monitoring custom)
+  monitoring custom leaf leaf-namespaced leaf-plaintext)
 readonly release=t
 readonly fullname=t-informerd
 
@@ -60,10 +69,13 @@ readonly suffix
 readonly cluster_objects="$work/cluster-objects"
 
 cleanup() {
-  if [[ -f "$work/informerd.pid" ]]; then
-    informerd::pid_runs "$(<"$work/informerd.pid")" "$informerd_bin" &&
-      informerd::stop_pid "$(<"$work/informerd.pid")" 10
-  fi
+  local pid_file
+  for pid_file in "$work/leaf/informerd.pid" "$work/informerd.pid"; do
+    if [[ -f "$pid_file" ]]; then
+      informerd::pid_runs "$(<"$pid_file")" "$informerd_bin" &&
+        informerd::stop_pid "$(<"$pid_file")" 10
+    fi
+  done
   # Cluster-scoped grants would otherwise pile up across runs.
   if [[ -s "$cluster_objects" ]]; then
     xargs "$kubectl" delete --ignore-not-found <"$cluster_objects" >/dev/null 2>&1 || true
@@ -163,6 +175,22 @@ expect_refused() {
   }
 }
 
+# A leaf's NOTES name the root it reads and what that root must allow.
+notes_name_the_root() {
+  local notes
+  notes="$("$helm" install "$release" "$chart" --namespace rel --dry-run=client \
+    -f "$here/values/leaf.yaml" | sed -n '/^NOTES:/,$p')"
+  echo "$notes"
+  local want
+  for want in "serves from the informerd at" "grpcs://informerd-root.informerd.svc:50051" \
+    "($fullname in rel) list and watch them"; do
+    grep -qF -- "$want" <<<"$notes" || {
+      echo "NOTES lack: $want"
+      return 1
+    }
+  done
+}
+
 # A changed config must change the pod template, so pods roll.
 config_change_rolls_pods() {
   local before after
@@ -202,6 +230,17 @@ notes_tell_how_to_connect() {
   done
 }
 
+# The same for the HorizontalPodAutoscaler: autoscaling/v2 where the cluster
+# lists it; hpa_version_matches_server checks the server's choice.
+hpa_version_follows_capabilities() {
+  local version
+  version="$("$helm" template "$release" "$chart" -s templates/hpa.yaml \
+    --set autoscaling.enabled=true \
+    --api-versions autoscaling/v2/HorizontalPodAutoscaler | grep '^apiVersion:')"
+  echo "with autoscaling/v2/HorizontalPodAutoscaler: $version"
+  [[ "$version" == "apiVersion: autoscaling/v2" ]]
+}
+
 run_offline_checks() {
   local set
   for set in "${value_sets[@]}"; do
@@ -209,8 +248,11 @@ run_offline_checks() {
     run_case "helm template ($set)" template_set "$set"
   done
   run_case "NOTES tell how to connect" notes_tell_how_to_connect
+  run_case "NOTES of a leaf name its root" notes_name_the_root
   run_case "config change rolls pods (checksum/config)" config_change_rolls_pods
   run_case "PodDisruptionBudget policy/v1 when the cluster has it" pdb_version_follows_capabilities
+  run_case "HorizontalPodAutoscaler autoscaling/v2 when the cluster has it" \
+    hpa_version_follows_capabilities
 
   run_case "schema refuses replicaCount: -1" \
     expect_refused "/replicaCount" --set replicaCount=-1
@@ -244,6 +286,31 @@ run_offline_checks() {
     --set 'auth.tokenAudiences={informerd}'
   run_case "template refuses history.minEvents above maxEvents" \
     expect_refused "config.history.minEvents" --set config.history.minEvents=200000
+  run_case "template refuses a plaintext upstream without upstream.allowInsecure" \
+    expect_refused "set upstream.allowInsecure=true" --set upstream.address=root:50051 \
+    --set upstream.tls.enabled=false
+  run_case "template refuses an upstream CA from both a Secret and a ConfigMap" \
+    expect_refused "caSecretName and caConfigMapName are alternatives" \
+    --set upstream.address=root:50051 --set upstream.tls.caSecretName=a \
+    --set upstream.tls.caConfigMapName=b
+  run_case "template refuses an upstream client certificate without TLS" \
+    expect_refused "needs upstream.tls.enabled" --set upstream.address=root:50051 \
+    --set upstream.tls.enabled=false --set upstream.allowInsecure=true \
+    --set upstream.tls.clientCertSecretName=c
+  run_case "schema refuses an upstream address without a port" \
+    expect_refused "/upstream/address" --set upstream.address=grpcs://root
+  run_case "schema refuses an upstream token shorter than 600 seconds" \
+    expect_refused "/upstream/token/expirationSeconds" --set upstream.address=root:50051 \
+    --set upstream.token.expirationSeconds=60
+  run_case "template refuses autoscaling.minReplicas above maxReplicas" \
+    expect_refused "autoscaling.minReplicas: must not exceed" --set autoscaling.enabled=true \
+    --set autoscaling.minReplicas=5 --set autoscaling.maxReplicas=3
+  run_case "template refuses autoscaling without a metric" \
+    expect_refused "autoscaling: needs targetCPUUtilizationPercentage or podsMetrics" \
+    --set autoscaling.enabled=true --set autoscaling.targetCPUUtilizationPercentage=null
+  run_case "schema refuses an autoscaling Pods metric without a target" \
+    expect_refused "/autoscaling/podsMetrics/0" --set autoscaling.enabled=true \
+    --set-json 'autoscaling.podsMetrics=[{"name":"informerd_watchers_open"}]'
 
   local test_name test_names
   mapfile -t test_names < <(sed -n 's/^    def \(test_[a-z0-9_]*\)(self.*/\1/p' \
@@ -334,22 +401,39 @@ pdb_version_matches_server() {
   [[ "$got" == "$want" ]]
 }
 
-# Usage: prepare_identity SET NAMESPACE
-# Applies the set's ServiceAccount, RBAC objects and ConfigMap for real in
-# NAMESPACE and writes $work/config.yaml (the ConfigMap's file as the API
-# server stored it) and $work/sa.kubeconfig (a token of the ServiceAccount).
+# The HorizontalPodAutoscaler rendered with the cluster's capabilities has
+# the version the server serves: autoscaling/v2beta2 before Kubernetes 1.23.
+hpa_version_matches_server() {
+  local want=autoscaling/v2beta2 versions got
+  versions="$("$kubectl" api-versions)"
+  grep -qx autoscaling/v2 <<<"$versions" && want=autoscaling/v2
+  got="$("$helm" template "$release" "$chart" -s templates/hpa.yaml \
+    --set autoscaling.enabled=true --dry-run=server | sed -n 's/^apiVersion: //p')"
+  echo "server serves $want; rendered $got"
+  [[ "$got" == "$want" ]]
+}
+
+# Usage: prepare_identity SET NAMESPACE [DIR [HELM_ARGS...]]
+# Applies the set's ServiceAccount, RBAC objects and ConfigMap (rendered
+# with HELM_ARGS too) for real in NAMESPACE and writes DIR/config.yaml (the
+# ConfigMap's file as the API server stored it), DIR/rendered.yaml,
+# DIR/sa.token and DIR/sa.kubeconfig (a token of the ServiceAccount). DIR
+# defaults to $work.
 prepare_identity() {
-  local set="$1" namespace="$2" rendered="$work/rbac-$1.yaml" token
+  local set="$1" namespace="$2" dir="${3:-$work}"
+  shift $(($# < 3 ? $# : 3))
+  local rendered="$dir/rbac-$set.yaml" token
+  mkdir -p "$dir"
   ensure_namespace "$namespace"
   # Which RBAC templates render anything depends on the set, and helm
   # template --show-only refuses an empty one; so the documents are picked
   # by their "# Source:" line instead.
   "$helm" template "$release" "$chart" --namespace "$namespace" -f "$here/values/$set.yaml" \
-    --dry-run=server >"$work/all-$set.yaml"
+    "$@" --dry-run=server >"$dir/all-$set.yaml"
   awk '/^---$/ { keep = 0; next }
        /^# Source: / { keep = $3 ~ /templates\/(serviceaccount|clusterrole|role|configmap)\.yaml$/
                        if (keep) print "---" }
-       keep' "$work/all-$set.yaml" >"$rendered"
+       keep' "$dir/all-$set.yaml" >"$rendered"
   grep '^kind:' "$rendered"
   if grep -q '^kind: ClusterRole$' "$rendered"; then
     printf '%s\n' "clusterrole/$namespace-$fullname" "clusterrolebinding/$namespace-$fullname" \
@@ -357,14 +441,14 @@ prepare_identity() {
   fi
   "$kubectl" apply -f "$rendered"
   "$kubectl" get configmap "$fullname" -n "$namespace" -o jsonpath='{.data.config\.yaml}' \
-    >"$work/config.yaml"
+    >"$dir/config.yaml"
   # The Deployment's flags and the test pod's command for this identity.
-  cp "$work/all-$set.yaml" "$work/rendered.yaml"
+  cp "$dir/all-$set.yaml" "$dir/rendered.yaml"
   # TokenRequest (kube-apiserver 1.20 serves it: the control plane has a
   # service account issuer and signing key).
   token="$("$kubectl" create token "$fullname" -n "$namespace" --duration=1h)"
-  echo "$token" >"$work/sa.token"
-  cat >"$work/sa.kubeconfig" <<EOF
+  echo "$token" >"$dir/sa.token"
+  cat >"$dir/sa.kubeconfig" <<EOF
 apiVersion: v1
 kind: Config
 clusters:
@@ -384,40 +468,44 @@ contexts:
 current-context: sa
 EOF
   echo "config informerd gets:"
-  cat "$work/config.yaml"
+  cat "$dir/config.yaml"
 }
 
 port_free() {
   ! (exec 3<>"/dev/tcp/${1%:*}/${1##*:}") 2>/dev/null
 }
 
+# Usage: readyz_ok [HTTP_ADDRESS]
 readyz_ok() {
-  [[ "$(curl -sS --max-time 2 "http://$http_address/readyz" 2>/dev/null)" == ok ]]
+  [[ "$(curl -sS --max-time 2 "http://${1:-$http_address}/readyz" 2>/dev/null)" == ok ]]
 }
 
-# Runs informerd as the ServiceAccount until /readyz says ok: only then has
-# it listed and watched every configured resource with the granted rights.
+# Usage: informerd_becomes_ready [DIR GRPC_PORT HTTP_ADDRESS]
+# Runs informerd as the ServiceAccount (prepare_identity's DIR, default
+# $work) until /readyz says ok: only then has it listed and watched every
+# configured resource with the granted rights.
 informerd_becomes_ready() {
+  local dir="${1:-$work}" port="${2:-$grpc_port}" http="${3:-$http_address}"
   [[ -x "$informerd_bin" ]] || {
     echo "$informerd_bin missing: bazel build //server:informerd"
     return 1
   }
   local address
-  for address in "$grpc_address" "$http_address"; do
+  for address in "127.0.0.1:$port" "$http"; do
     port_free "$address" || {
       echo "$address is taken by another process"
       return 1
     }
   done
-  local log="$work/informerd-$case_count.log" args
-  mapfile -t args < <(python3 "$here/local_command.py" server "$work/rendered.yaml" "$work" \
-    "$grpc_port" "$http_address")
+  local log="$dir/informerd-$case_count.log" args
+  mapfile -t args < <(python3 "$here/local_command.py" server "$dir/rendered.yaml" "$dir" \
+    "$port" "$http")
   ((${#args[@]})) || return 1
   echo "informerd ${args[*]}"
   "$informerd_bin" "${args[@]}" >"$log" 2>&1 &
-  echo "$!" >"$work/informerd.pid"
-  if ! informerd::wait_until 60 readyz_ok; then
-    echo "/readyz not ok after 60s: $(curl -sS --max-time 2 "http://$http_address/readyz" 2>&1)"
+  echo "$!" >"$dir/informerd.pid"
+  if ! informerd::wait_until 60 readyz_ok "$http"; then
+    echo "/readyz not ok after 60s: $(curl -sS --max-time 2 "http://$http/readyz" 2>&1)"
     echo "informerd log:"
     cat "$log"
     return 1
@@ -471,11 +559,13 @@ informerctl_token_over_tls() {
   echo "plaintext: $output"
 }
 
+# Usage: stop_informerd [DIR]
 stop_informerd() {
-  [[ -f "$work/informerd.pid" ]] || return 0
+  local pid_file="${1:-$work}/informerd.pid"
+  [[ -f "$pid_file" ]] || return 0
   local pid
-  pid="$(<"$work/informerd.pid")"
-  rm "$work/informerd.pid"
+  pid="$(<"$pid_file")"
+  rm "$pid_file"
   informerd::pid_runs "$pid" "$informerd_bin" && informerd::stop_pid "$pid" 10
   return 0
 }
@@ -524,6 +614,80 @@ refused_outside_grants_namespaced() {
     '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"x"}}'
 }
 
+# Usage: prepare_leaf NAMESPACE
+# The leaf set's identity as prepare_identity applies a root's, in
+# $work/leaf, with its config pointed at the root informerd_becomes_ready
+# runs (localhost:$grpc_port, which the generated certificate names) and
+# that root's CA, and a token of the leaf's ServiceAccount for the
+# audience of the Deployment's projected token. That root has no
+# tokenAudiences, so the leaf is rendered with no audience either.
+prepare_leaf() {
+  local dir="$work/leaf" audience
+  prepare_identity leaf "$1" "$dir" --set upstream.token.audience=
+  audience="$(python3 "$here/local_command.py" leaf "$dir/rendered.yaml" "$dir" \
+    "localhost:$grpc_port" "$work/tls/ca.crt")"
+  local audience_args=()
+  [[ -z "$audience" ]] || audience_args=(--audience "$audience")
+  mkdir -p "$dir/upstream-token"
+  "$kubectl" create token "$fullname" -n "$1" --duration=1h "${audience_args[@]}" \
+    >"$dir/upstream-token/token"
+  echo "the leaf's config, pointed at the local root:"
+  cat "$dir/config.yaml"
+}
+
+# Usage: expect_can ANSWER NAMESPACE VERB RESOURCE
+# The API server's authorizer, which the root's SubjectAccessReviews ask,
+# must answer ANSWER (yes or no) for the leaf's ServiceAccount.
+expect_can() {
+  local answer
+  answer="$("$kubectl" auth can-i "$3" "$4" --all-namespaces \
+    --as "system:serviceaccount:$2:$fullname" 2>/dev/null || true)"
+  echo "can $3 $4: $answer (want $1)"
+  [[ "$answer" == "$1" ]]
+}
+
+leaf_grants() {
+  expect_can yes "$1" list pods
+  expect_can yes "$1" watch pods
+  expect_can yes "$1" watch configmaps
+  expect_can yes "$1" create tokenreviews.authentication.k8s.io
+  expect_can yes "$1" create subjectaccessreviews.authorization.k8s.io
+  # It reads nothing from the API server itself.
+  expect_can no "$1" get pods
+  expect_can no "$1" list secrets
+  expect_can no "$1" list deployments.apps
+}
+
+# Usage: leaf_lists NAME INFORMERCTL_ARGS...
+# informerctl's output (in $work/leaf/get.out) names NAME.
+leaf_lists() {
+  local name="$1"
+  shift
+  "$informerctl_bin" "$@" >"$work/leaf/get.out" 2>&1
+  grep -qF -- "$name" "$work/leaf/get.out"
+}
+
+# A ConfigMap created at the API server reaches a client of the leaf
+# (API server, root, leaf), read with the helm test's connection flags.
+leaf_serves_new_object() {
+  local args connection=() arg
+  mapfile -t args < <(python3 "$here/local_command.py" test "$work/leaf/rendered.yaml" \
+    "$work/leaf" "$leaf_grpc_port")
+  for arg in "${args[@]}"; do
+    [[ "$arg" == --* ]] && connection+=("$arg")
+  done
+  local name="through-the-root-$suffix"
+  "$kubectl" create configmap "$name" -n "$1" --from-literal=tier=leaf
+  echo "informerctl ${connection[*]} get configmaps -n $1 -o name"
+  if ! informerd::wait_until 30 leaf_lists "$name" "${connection[@]}" get configmaps -n "$1" \
+    -o name; then
+    echo "the leaf does not list $name after 30s:"
+    cat "$work/leaf/get.out"
+    return 1
+  fi
+  cat "$work/leaf/get.out"
+}
+
 run_cluster_checks() {
   if [[ -z "${INFORMERD_APISERVER_URL:-}" || -z "${KUBECONFIG:-}" ]]; then
     # shellcheck disable=SC2016  # the command is for the reader to run
@@ -532,12 +696,14 @@ run_cluster_checks() {
     for set in "${value_sets[@]}"; do skip_case "server dry run ($set)" "$reason"; done
     skip_case "rbac: informerd as the chart's ServiceAccount" "$reason"
     skip_case "generated certificate kept across upgrades (lookup)" "$reason"
+    skip_case "tier leaf: informerd reading the chart's root" "$reason"
     return 0
   fi
   run_case "ServiceMonitor CRD (stand-in) established" servicemonitor_crd
   run_case "cert-manager CRDs (stand-in) established" cert_manager_crds
   run_case "generated certificate kept across upgrades (lookup)" generated_certificate_kept
   run_case "PodDisruptionBudget version the server serves" pdb_version_matches_server
+  run_case "HorizontalPodAutoscaler version the server serves" hpa_version_matches_server
   local set
   for set in "${value_sets[@]}"; do
     run_case "server dry run ($set)" dry_run_set "$set"
@@ -552,6 +718,17 @@ run_cluster_checks() {
     informerctl_health
   run_case "rbac cluster-wide: the token over TLS accepted; none, or plaintext, refused" \
     informerctl_token_over_tls
+  # The tier: a leaf release's identity reads that root.
+  local leaf_namespace="chart-leaf-$suffix"
+  run_case "tier leaf: ServiceAccount, ClusterRole, ConfigMap, token toward the root" \
+    prepare_leaf "$leaf_namespace"
+  run_case "tier leaf: may list and watch the served resources and create reviews, no more" \
+    leaf_grants "$leaf_namespace"
+  run_case "tier leaf: informerd reading the root syncs every resource (/readyz ok)" \
+    informerd_becomes_ready "$work/leaf" "$leaf_grpc_port" "$leaf_http_address"
+  run_case "tier leaf: a ConfigMap created at the API server reaches the leaf's client" \
+    leaf_serves_new_object "$leaf_namespace"
+  stop_informerd "$work/leaf"
   stop_informerd
   run_case "rbac cluster-wide: token may create token and access reviews" reviews_allowed
   run_case "rbac cluster-wide: token refused secrets and writes (403)" \

@@ -136,11 +136,31 @@ informerd read it and it would never become ready.
 {{- end }}
 
 {{/*
-RBAC rules granting get, list and watch on each resource of the YAML list
-in .resources, once per group and resource.
+The read grants the release's ServiceAccount needs on the served
+resources, as a JSON list of verbs; empty when it needs none. A root reads
+them from the API server (get, list, watch). A leaf reads only its root,
+but a root with auth.mode kubernetes authorizes the leaf's ListResources
+(list) and Watches (watch) with SubjectAccessReviews of the leaf's
+ServiceAccount, so the leaf needs those two; without a token toward the
+root it is anonymous there and needs none.
+*/}}
+{{- define "informerd.readVerbs" -}}
+{{- if not .Values.upstream.address }}
+{{- toJson (list "get" "list" "watch") }}
+{{- else if .Values.upstream.token.enabled }}
+{{- toJson (list "list" "watch") }}
+{{- else }}
+{{- toJson list }}
+{{- end }}
+{{- end }}
+
+{{/*
+RBAC rules granting .verbs on each resource of the YAML list in
+.resources, once per group and resource.
 */}}
 {{- define "informerd.readRules" -}}
 {{- $seen := dict }}
+{{- $verbs := .verbs }}
 {{- range .resources }}
 {{- $group := .group | default "" }}
 {{- $key := printf "%s/%s" $group .resource }}
@@ -148,7 +168,58 @@ in .resources, once per group and resource.
 {{- $_ := set $seen $key true }}
 - apiGroups: [{{ $group | quote }}]
   resources: [{{ .resource | quote }}]
-  verbs: ["get", "list", "watch"]
+  verbs: [{{ range $i, $verb := $verbs }}{{ if $i }}, {{ end }}{{ $verb | quote }}{{ end }}]
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+Where a leaf's pod mounts what it needs toward its root.
+*/}}
+{{- define "informerd.upstreamTokenDir" -}}
+/var/run/secrets/informerd-upstream
+{{- end }}
+{{- define "informerd.upstreamCaDir" -}}
+/etc/informerd/upstream-ca
+{{- end }}
+{{- define "informerd.upstreamClientDir" -}}
+/etc/informerd/upstream-client
+{{- end }}
+
+{{/*
+A leaf's upstream* config keys (server/config/config.h) as YAML, empty for
+a root. Refuses plaintext toward the root unless upstream.allowInsecure
+accepts it, as informerd itself refuses a non-loopback grpc:// upstream.
+*/}}
+{{- define "informerd.upstreamConfig" -}}
+{{- with .Values.upstream }}
+{{- if .address }}
+{{- if and .tls.caSecretName .tls.caConfigMapName }}
+{{- fail "upstream.tls: caSecretName and caConfigMapName are alternatives; set one" }}
+{{- end }}
+{{- $config := dict }}
+{{- if .tls.enabled }}
+{{- $_ := set $config "upstream" (printf "grpcs://%s" .address) }}
+{{- if or .tls.caSecretName .tls.caConfigMapName }}
+{{- $_ := set $config "upstreamCaFile" (printf "%s/%s" (include "informerd.upstreamCaDir" $) .tls.caKey) }}
+{{- end }}
+{{- if .tls.clientCertSecretName }}
+{{- $_ := set $config "upstreamCertFile" (printf "%s/tls.crt" (include "informerd.upstreamClientDir" $)) }}
+{{- $_ := set $config "upstreamKeyFile" (printf "%s/tls.key" (include "informerd.upstreamClientDir" $)) }}
+{{- end }}
+{{- else }}
+{{- if not .allowInsecure }}
+{{- fail "upstream.tls.enabled=false: the leaf's token and every object would cross the network in clear text, or to whoever poses as the root. Keep upstream.tls.enabled=true, or set upstream.allowInsecure=true to accept that" }}
+{{- end }}
+{{- if or .tls.caSecretName .tls.caConfigMapName .tls.clientCertSecretName }}
+{{- fail "upstream.tls: a CA or client certificate needs upstream.tls.enabled" }}
+{{- end }}
+{{- $_ := set $config "upstream" (printf "grpc://%s" .address) }}
+{{- end }}
+{{- if .token.enabled }}
+{{- $_ := set $config "upstreamTokenFile" (printf "%s/token" (include "informerd.upstreamTokenDir" $)) }}
+{{- end }}
+{{- toYaml $config }}
 {{- end }}
 {{- end }}
 {{- end }}
@@ -164,6 +235,9 @@ informerd's --config file (format: server/config/config.h).
 {{- end }}
 {{- $config := omit .Values.config "resources" }}
 {{- $_ := set $config "resources" (include "informerd.resources" . | fromYamlArray) }}
+{{- with include "informerd.upstreamConfig" . }}
+{{- $config = merge $config (fromYaml .) }}
+{{- end }}
 {{- toYaml $config }}
 {{- end }}
 
@@ -227,5 +301,20 @@ a non-loopback address too, so the chart fails early with the same reason.
 {{- end }}
 {{- if .Values.tls.clientCA.secretName }}
 - --client-ca-file=/etc/informerd/client-ca/{{ .Values.tls.clientCA.key }}
+{{- end }}
+{{- if and .Values.upstream.address (not .Values.upstream.tls.enabled) }}
+- --allow-insecure-upstream
+{{- end }}
+{{- end }}
+
+{{/*
+The number of pods the release keeps at least: the HPA's minimum when it
+scales the Deployment, else replicaCount.
+*/}}
+{{- define "informerd.minReplicas" -}}
+{{- if .Values.autoscaling.enabled }}
+{{- int .Values.autoscaling.minReplicas }}
+{{- else }}
+{{- int .Values.replicaCount }}
 {{- end }}
 {{- end }}
