@@ -149,9 +149,10 @@ public class InformerE2ETest {
         informerd.start();
 
         assertConverges(api, namespace, informer, handler);
-        // The restarted server's history starts after the delete, so the
-        // informer learns it from a relist.
-        assertEquals(Boolean.TRUE, handler.deleteFinalStateUnknown(namespace + "/cm3"));
+        // The restarted server's history starts after the delete, but it
+        // backfills it from the apiserver: the informer resumes and learns of
+        // the delete as an ordinary one, not from a relist.
+        assertEquals(Boolean.FALSE, handler.deleteFinalStateUnknown(namespace + "/cm3"));
 
         api.updateConfigMap(namespace, "cm0", "after-restart");
         api.deleteConfigMap(namespace, "live0");
