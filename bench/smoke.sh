@@ -64,7 +64,7 @@ run upstream_list '^\| 1 \| informerd \| paged \| 500 \|
 ^\| 1 \| informerd \| stream \| 500 \|
 ^\| 1 \| client-go \| stream \| 500 \|
 ^\| informerd \| [0-9.]+ \| [0-9.]+ \| [0-9]+ \| [0-9]+ \| [0-9.]+x \|' bench/upstream_list.sh --quick
-run stalled_watchlists '^\| 2000 \| 1024 \| 100 \| [0-9]+ \| 100 \| 0 \| [0-9.]+ \| [0-9]+ \| [0-9]+ \| -?[0-9]+ \| [0-9]+ \| pass \|' \
+run stalled_watchlists '^\| 2000 \| 1024 \| 100 \| [0-9]+ \| [0-9]+ \| 0 \| [0-9.]+ \| [0-9]+ \| [0-9]+ \| -?[0-9]+ \| [0-9]+ \| pass \|' \
   bench/stalled_watchlists.sh --quick
 run restart '^\| true \| 100 \| 20 \| 2\.0 \| 0 \| [0-9.]+ \| 0 \| 0 \| pass \|
 ^\| false \| 100 \| 20 \| 2\.0 \| 100 \|' bench/restart.sh --quick
