@@ -1,6 +1,8 @@
 #include "bench/measurement.h"
 #include "bench/apiserver_writer.h"
 
+#include <cstdio>
+
 #include <chrono>
 #include <thread>
 
@@ -102,6 +104,13 @@ absl::Status ApiserverWriter::Run(double rate, absl::Duration duration,
     if (recording->load()) writes_.push_back(write);
   }
   return absl::OkStatus();
+}
+
+bool ApiserverWriter::RunRecorded(double rate, absl::Duration duration) {
+  static const std::atomic<bool> kRecording{true};
+  absl::Status status = Run(rate, duration, &kRecording);
+  if (!status.ok()) std::fprintf(stderr, "writer: %s\n", status.ToString().c_str());
+  return status.ok();
 }
 
 }  // namespace informerd::bench

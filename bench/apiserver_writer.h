@@ -42,6 +42,10 @@ class ApiserverWriter {
   // `*recording` is true are kept. Stops early on the first failed write.
   absl::Status Run(double rate, absl::Duration duration, const std::atomic<bool>* recording);
 
+  // Run with every write kept; a failure is printed to stderr. True when
+  // every write succeeded.
+  bool RunRecorded(double rate, absl::Duration duration);
+
   const std::vector<Write>& writes() const { return writes_; }
 
  private:

@@ -61,12 +61,7 @@ int Run() {
     std::fprintf(stderr, "%s\n", status.ToString().c_str());
     return 1;
   }
-  const std::atomic<bool> recording{true};
-  auto write_for = [&](absl::Duration duration) {
-    absl::Status status = writer.Run(rate, duration, &recording);
-    if (!status.ok()) std::fprintf(stderr, "writer: %s\n", status.ToString().c_str());
-    return status.ok();
-  };
+  auto write_for = [&](absl::Duration duration) { return writer.RunRecorded(rate, duration); };
 
   // Every stream sees some events, so each has its own resume point.
   const double open_before = SumMetric(admin, "informerd_watchers_open");

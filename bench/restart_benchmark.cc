@@ -60,12 +60,7 @@ int Run() {
     std::fprintf(stderr, "%s\n", status.ToString().c_str());
     return 1;
   }
-  const std::atomic<bool> recording{true};
-  auto write_for = [&](absl::Duration duration) {
-    absl::Status status = writer.Run(rate, duration, &recording);
-    if (!status.ok()) std::fprintf(stderr, "writer: %s\n", status.ToString().c_str());
-    return status.ok();
-  };
+  auto write_for = [&](absl::Duration duration) { return writer.RunRecorded(rate, duration); };
 
   pid_t pid = SpawnInformerd();
   if (pid == 0 || !AwaitReady(admin)) {

@@ -297,12 +297,7 @@ int RunKill() {
     std::fprintf(stderr, "%s\n", status.ToString().c_str());
     return 1;
   }
-  const std::atomic<bool> recording{true};
-  auto write_for = [&](absl::Duration duration) {
-    absl::Status status = writer.Run(rate, duration, &recording);
-    if (!status.ok()) std::fprintf(stderr, "writer: %s\n", status.ToString().c_str());
-    return status.ok();
-  };
+  auto write_for = [&](absl::Duration duration) { return writer.RunRecorded(rate, duration); };
   Tier tier;
   if (!tier.Start(leaves)) return 1;
   // sets[i]: the watchers of leaf i + 1, all opened before the first write.

@@ -41,6 +41,7 @@ elif (($# > 0)); then
   informerd::die "usage: bench/tiers.sh [--quick]"
 fi
 command -v ip >/dev/null || informerd::die "bench/tiers.sh needs iproute2 (ip): hack/deps.txt"
+((EUID == 0)) || informerd::die "bench/tiers.sh makes network namespaces (ip netns): run it as root"
 max_leaves=0
 for l in $leaves_list; do ((l > max_leaves)) && max_leaves=$l; done
 ((max_leaves >= 2)) || informerd::die "TIERS_LEAVES needs a count of 2 or more (the kill row)"
