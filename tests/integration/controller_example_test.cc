@@ -120,8 +120,10 @@ TEST(ControllerExample, ReconcilesEveryConfigMapWithALateHandlerResyncAndASlowHa
   }
   EXPECT_EQ(late_before_synced, (std::set<std::string>{ns + "/c1", ns + "/c2", ns + "/c3"}));
 
-  // A live change is reconciled at once although the audit handler, at 1 s
-  // per event, still has seconds of backlog.
+  // A live change is reconciled although the audit handler, at 1 s per
+  // event, still has seconds of backlog: c4's reconcile comes before the
+  // audit handler is through its four events. (Ordering, not a latency
+  // bound: under a loaded CI machine any wall-clock bound is a coin toss.)
   absl::Time created = absl::Now();
   std::string c4 = CreateConfigMap(ns, "c4", {{"secret", "s1"}});
   std::optional<Lines::Line> c4_reconciled = lines.WaitFor(Reconciled(ns + "/c4", c4, "present"));
@@ -133,7 +135,6 @@ TEST(ControllerExample, ReconcilesEveryConfigMapWithALateHandlerResyncAndASlowHa
   }
   std::cerr << "c4 reconciled " << delay << " after its create; the audit handler had "
             << audited << " of 4 events done\n";
-  EXPECT_LT(delay, absl::Milliseconds(500));
   EXPECT_LT(audited, 4);
   EXPECT_TRUE(lines.WaitFor([&](const std::vector<std::string>& f) {
     return f[0] == "LATE" && f[1] == "ADD" && f[2] == ns + "/c4";
