@@ -159,6 +159,14 @@ class FailedWatch : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   void OnDone() override { delete this; }
 };
 
+// A Watch that fails before streaming, once its caller's reviews have run
+// on a worker. Fail must be called exactly once; the object is gone after.
+class LateFailedWatch : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+ public:
+  void Fail(const grpc::Status& status) { Finish(status); }
+  void OnDone() override { delete this; }
+};
+
 }  // namespace
 
 CacheService::CacheService(const ResourceRegistry* registry, metrics::Metrics* metrics,
@@ -182,27 +190,37 @@ CacheService::CacheService(const ResourceRegistry* registry, metrics::Metrics* m
   }
 }
 
-grpc::Status CacheService::Authenticate(grpc::CallbackServerContext* context, const char* method,
-                                        Caller* caller, bool charge_review) {
+CacheService::Credentials CacheService::CredentialsOf(grpc::CallbackServerContext* context) {
+  Credentials credentials;
+  credentials.peer_host = PeerHost(context->peer());
+  auto [begin, end] = context->client_metadata().equal_range("authorization");
+  for (auto it = begin; it != end; ++it) {
+    credentials.authorization.emplace_back(it->second.data(), it->second.size());
+  }
   // With mTLS the handshake verified the client's certificate; its subject
   // is who the caller is when it sends no token (as at the apiserver).
-  std::optional<absl::StatusOr<auth::UserInfo>> certified;
   if (std::shared_ptr<const grpc::AuthContext> auth = context->auth_context(); auth != nullptr) {
     std::vector<grpc::string_ref> pem = auth->FindPropertyValues(GRPC_X509_PEM_CERT_PROPERTY_NAME);
     if (!pem.empty()) {
-      certified = auth::UserFromCertificate(std::string_view(pem.front().data(), pem.front().size()));
+      credentials.certified =
+          auth::UserFromCertificate(std::string_view(pem.front().data(), pem.front().size()));
     }
   }
+  return credentials;
+}
+
+grpc::Status CacheService::Authenticate(const Credentials& credentials, const char* method,
+                                        Caller* caller, bool charge_review) {
+  const std::optional<absl::StatusOr<auth::UserInfo>>& certified = credentials.certified;
   if (options_.authorizer == nullptr) {
     // No RBAC to apply, but a certificate's user is what the limits count.
     caller->identity = certified.has_value() && certified->ok()
                            ? absl::StrCat("cert:", (*certified)->username)
-                           : PeerHost(context->peer());
+                           : credentials.peer_host;
     return AdmitRate(*caller, method);
   }
-  std::vector<std::string_view> values;
-  auto [begin, end] = context->client_metadata().equal_range("authorization");
-  for (auto it = begin; it != end; ++it) values.emplace_back(it->second.data(), it->second.size());
+  std::vector<std::string_view> values(credentials.authorization.begin(),
+                                       credentials.authorization.end());
   if (values.empty() && certified.has_value()) {
     if (!certified->ok()) {
       metrics_->RequestRejected(method, "unauthenticated");
@@ -213,9 +231,9 @@ grpc::Status CacheService::Authenticate(grpc::CallbackServerContext* context, co
     return AdmitRate(*caller, method);
   }
   absl::StatusOr<std::string> token = auth::BearerTokenFromMetadata(values);
-  auto admit_review = [this, context, method] {
+  auto admit_review = [this, &credentials, method] {
     bool per_address = false;
-    absl::Status admitted = token_review_limiter_.Admit(PeerHost(context->peer()), &per_address);
+    absl::Status admitted = token_review_limiter_.Admit(credentials.peer_host, &per_address);
     if (!admitted.ok()) {
       metrics_->RequestRejected(method, per_address ? "address_token_reviews"
                                                     : "global_token_reviews");
@@ -317,14 +335,15 @@ grpc::ServerUnaryReactor* CacheService::Serve(grpc::CallbackServerContext* conte
   }
   // The caller, once authenticated, for a second attempt.
   auto known = std::make_shared<std::optional<Caller>>();
-  auto attempt = [this, context, method, reactor, start, handle, known](bool first) {
+  auto attempt = [this, credentials = CredentialsOf(context), method, reactor, start, handle,
+                  known](bool first) {
     std::optional<auth::Authorizer::DeferReviews> defer;
     if (first) defer.emplace();
     grpc::Status status;
     if (!known->has_value()) {
       Caller caller;
       // The first attempt charged the peer's TokenReview budget.
-      status = Authenticate(context, method, &caller, /*charge_review=*/first);
+      status = Authenticate(credentials, method, &caller, /*charge_review=*/first);
       if (status.ok()) *known = std::move(caller);
     }
     if (status.ok()) status = handle(**known, reactor, start);
@@ -487,14 +506,38 @@ grpc::Status CacheService::DoGet(const Caller& caller, const v1::GetRequest& req
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::Watch(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
-  WatchStream* stream = nullptr;
-  std::function<void()> after_begin;
-  Caller caller;
   v1::WatchRequest parsed;
   grpc::Status status = ParseShaped(*request, &parsed, &ShapeOfWatch);
-  if (!status.ok()) metrics_->RequestRejected("Watch", "invalid");
-  if (status.ok()) status = Authenticate(context, "Watch", &caller);
-  if (status.ok()) status = StartWatch(caller, parsed, &stream, &after_begin);
+  if (!status.ok()) {
+    metrics_->RequestRejected("Watch", "invalid");
+    metrics_->ObserveRpc("Watch", std::to_string(static_cast<int>(status.error_code())), 0);
+    return new FailedWatch(status);
+  }
+  Credentials credentials = CredentialsOf(context);
+  // Resolved before the caller is known, but told only to an
+  // authenticated one: it says what is served.
+  WatchPlan plan;
+  const grpc::Status planned = PlanWatch(parsed, &plan);
+  Caller caller;
+  limits::ConcurrencyLimiter::Permit permit;
+  {
+    // As for unary calls: answered from the caches here, reviewed on a
+    // worker when the apiserver must be asked.
+    auth::Authorizer::DeferReviews defer;
+    status = Authenticate(credentials, "Watch", &caller);
+    if (status.ok()) status = planned;
+    if (status.ok()) status = AdmitWatch(caller, plan, &permit);
+  }
+  if (IsReviewNeeded(status)) {
+    return WatchAfterReviews(context, std::move(credentials), std::move(parsed), planned,
+                             std::move(plan));
+  }
+  WatchStream* stream = nullptr;
+  std::function<void()> after_begin;
+  if (status.ok()) {
+    status = StartWatch(caller, credentials, parsed, plan, std::move(permit), &stream,
+                        &after_begin);
+  }
   if (!status.ok()) {
     metrics_->ObserveRpc("Watch", std::to_string(static_cast<int>(status.error_code())), 0);
     return new FailedWatch(status);
@@ -505,41 +548,156 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::Watch(
   return stream;
 }
 
-grpc::Status CacheService::StartWatch(const Caller& caller, const v1::WatchRequest& request,
-                                      WatchStream** stream, std::function<void()>* after_begin) {
+grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::WatchAfterReviews(
+    grpc::CallbackServerContext* context, Credentials credentials, v1::WatchRequest request,
+    grpc::Status planned, WatchPlan plan) {
+  auto refused = [this](const grpc::Status& status) {
+    metrics_->ObserveRpc("Watch", std::to_string(static_cast<int>(status.error_code())), 0);
+  };
+  const grpc::Status shutting_down(grpc::StatusCode::UNAVAILABLE, "informerd is shutting down");
+  const grpc::Status queue_full(grpc::StatusCode::UNAVAILABLE,
+                                "too many calls waiting for the kube-apiserver's reviews; retry");
+  if (!planned.ok()) {
+    // Nothing to stream: the caller learns why once it is authenticated.
+    auto* refusal = new LateFailedWatch();
+    bool queued = review_workers_->Submit(
+        [this, refusal, refused, credentials = std::move(credentials), planned] {
+          Caller caller;
+          grpc::Status status = Authenticate(credentials, "Watch", &caller,
+                                             /*charge_review=*/false);
+          if (status.ok()) status = planned;
+          refused(status);
+          refusal->Fail(status);
+        },
+        [refusal, refused, shutting_down] {
+          refused(shutting_down);
+          refusal->Fail(shutting_down);
+        });
+    if (!queued) {
+      metrics_->RequestRejected("Watch", "reviews_queued");
+      refused(queue_full);
+      refusal->Fail(queue_full);
+    }
+    return refusal;
+  }
+  auto* stream = new WatchStream(plan.resource->informer.get(), plan.resource->DisplayName(),
+                                 plan.filter, WatchOptions(request, credentials, plan.attributes),
+                                 std::nullopt, metrics_, &watches_);
+  stream->set_context(context);
+  stream->Begin();
+  auto starter = stream->Starter();
+  bool queued = review_workers_->Submit(
+      [this, starter, credentials = std::move(credentials), request = std::move(request),
+       plan = std::move(plan)] {
+        Caller caller;
+        limits::ConcurrencyLimiter::Permit permit;
+        // The first attempt charged the peer's TokenReview budget.
+        grpc::Status status = Authenticate(credentials, "Watch", &caller,
+                                           /*charge_review=*/false);
+        if (status.ok()) status = AdmitWatch(caller, plan, &permit);
+        if (!status.ok()) {
+          starter(ToAbsl(status));
+          return;
+        }
+        auto held = std::make_shared<limits::ConcurrencyLimiter::Permit>(std::move(permit));
+        Launch(PrepareLaunch(request, plan, caller.identity),
+               [starter, held](absl::StatusOr<WatchStart> start) {
+                 if (start.ok()) start->late_permit = held;
+                 starter(std::move(start));
+               });
+      },
+      [starter, shutting_down] { starter(ToAbsl(shutting_down)); });
+  if (!queued) {
+    metrics_->RequestRejected("Watch", "reviews_queued");
+    starter(ToAbsl(queue_full));
+  }
+  return stream;
+}
+
+grpc::Status CacheService::PlanWatch(const v1::WatchRequest& request, WatchPlan* plan) {
   absl::StatusOr<ServedResource*> found = registry_->Find(request.resource());
   if (!found.ok()) return ToGrpc(found.status());
-  ServedResource& resource = **found;
-  // Validated before authorization, as for List.
-  absl::StatusOr<cache::Filter> filter = MakeFilter(
-      resource, {request.namespace_(), request.label_selector(), request.field_selector(), "", ""});
+  plan->resource = *found;
+  absl::StatusOr<cache::Filter> filter =
+      MakeFilter(*plan->resource, {request.namespace_(), request.label_selector(),
+                                   request.field_selector(), "", ""});
   if (!filter.ok()) return ToGrpc(filter.status());
-  uint64_t version = 0;
-  if (grpc::Status status = ParseVersion(request.resource_version(), "resource_version", &version);
+  plan->filter = *std::move(filter);
+  if (grpc::Status status =
+          ParseVersion(request.resource_version(), "resource_version", &plan->version);
       !status.ok()) {
     return status;
   }
-  auth::ResourceAttributes attributes{"watch", resource.info.group, resource.info.resource,
-                                      request.namespace_(), ""};
-  if (grpc::Status status = Authorize(caller, resource, attributes, "Watch"); !status.ok()) {
+  plan->attributes = {"watch", plan->resource->info.group, plan->resource->info.resource,
+                      request.namespace_(), ""};
+  return grpc::Status::OK;
+}
+
+grpc::Status CacheService::AdmitWatch(const Caller& caller, const WatchPlan& plan,
+                                      limits::ConcurrencyLimiter::Permit* permit) {
+  if (grpc::Status status = Authorize(caller, *plan.resource, plan.attributes, "Watch");
+      !status.ok()) {
     return status;
   }
   bool per_identity = false;
-  absl::StatusOr<limits::ConcurrencyLimiter::Permit> permit =
+  absl::StatusOr<limits::ConcurrencyLimiter::Permit> acquired =
       watch_limiter_.Acquire(caller.identity, &per_identity);
-  if (!permit.ok()) {
+  if (!acquired.ok()) {
     metrics_->RequestRejected("Watch", per_identity ? "identity_limit" : "global_limit");
-    return ToGrpc(permit.status());
+    return ToGrpc(acquired.status());
   }
+  *permit = *std::move(acquired);
+  return grpc::Status::OK;
+}
+
+WatchStreamOptions CacheService::WatchOptions(const v1::WatchRequest& request,
+                                              const Credentials& credentials,
+                                              const auth::ResourceAttributes& attributes) const {
+  WatchStreamOptions stream_options;
+  stream_options.allow_bookmarks = request.allow_bookmarks();
+  stream_options.projection = request.projection();
+  stream_options.bookmark_interval = options_.bookmark_interval;
+  if (options_.authorizer == nullptr) return stream_options;
+  // Who the credentials say the caller is, reviewed again at every re-check
+  // (a stream starts only once they were accepted): a token is reviewed
+  // again too, so a deleted service account loses its watches; a
+  // certificate's user stays who it is (the handshake checked it).
+  std::vector<std::string_view> values(credentials.authorization.begin(),
+                                       credentials.authorization.end());
+  absl::StatusOr<std::string> token = auth::BearerTokenFromMetadata(values);
+  auth::UserInfo certified;
+  if (values.empty() && credentials.certified.has_value() && credentials.certified->ok()) {
+    certified = **credentials.certified;
+  }
+  stream_options.recheck = [authorizer = options_.authorizer,
+                            token = values.empty() || !token.ok() ? std::string() : *token,
+                            certified, attributes]() -> absl::Status {
+    if (token.empty()) return authorizer->Authorize(certified, attributes);
+    absl::StatusOr<auth::UserInfo> user = authorizer->Authenticate(token);
+    if (!user.ok()) return user.status();
+    return authorizer->Authorize(*user, attributes);
+  };
+  stream_options.recheck_interval = options_.auth_recheck_interval;
+  stream_options.recheck_grace = options_.auth_recheck_grace;
+  stream_options.review_workers = review_workers_.get();
+  return stream_options;
+}
+
+CacheService::WatchLaunch CacheService::PrepareLaunch(const v1::WatchRequest& request,
+                                                      const WatchPlan& plan,
+                                                      const std::string& identity) {
   // As the apiserver: resource_version "0" starts with the current state as
   // ADDED events (without the WatchList end marker).
-  bool legacy_initial = request.resource_version() == "0" && !request.send_initial_events();
-  auto make_start = [this, informer = resource.informer.get(), name = resource.DisplayName(),
-                     filter = *filter,
-                     initial = request.send_initial_events() || legacy_initial,
-                     send_initial_events = request.send_initial_events(),
-                     from_now = request.resource_version().empty(), version,
-                     identity = caller.identity]() -> absl::StatusOr<WatchStart> {
+  const bool legacy_initial = request.resource_version() == "0" && !request.send_initial_events();
+  const bool initial = request.send_initial_events() || legacy_initial;
+  WatchLaunch launch;
+  launch.resource = plan.resource;
+  launch.version = plan.version;
+  launch.make_start = [this, informer = plan.resource->informer.get(),
+                       name = plan.resource->DisplayName(), filter = plan.filter, initial,
+                       send_initial_events = request.send_initial_events(),
+                       from_now = request.resource_version().empty(), version = plan.version,
+                       identity]() -> absl::StatusOr<WatchStart> {
     WatchStart start;
     if (initial) {
       informer::Informer::InitialState state = informer->Snapshot(filter);
@@ -571,21 +729,59 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const v1::WatchReque
   // A resume from before the history (this process started after the
   // client's last event) is backfilled from the API server rather than
   // answered OUT_OF_RANGE, which would make the client relist.
-  HistoryBackfill* backfill = request.send_initial_events() || legacy_initial ||
-                                      request.resource_version().empty()
-                                  ? nullptr
-                                  : resource.backfill.get();
-  std::optional<WatchStart> start;
-  bool backfill_first = false;
-  if (Reached(resource, version)) {
-    absl::StatusOr<WatchStart> now = make_start();
-    if (!now.ok() && !(backfill != nullptr && absl::IsOutOfRange(now.status()))) {
-      return ToGrpc(now.status());
+  if (!initial && !request.resource_version().empty()) {
+    launch.backfill = plan.resource->backfill.get();
+  }
+  return launch;
+}
+
+void CacheService::Launch(const WatchLaunch& launch,
+                          std::function<void(absl::StatusOr<WatchStart>)> starter) {
+  auto start_after_backfill = [launch, starter] {
+    launch.backfill->Request(launch.version,
+                             [starter, make_start = launch.make_start](absl::Status filled) {
+                               starter(filled.ok() ? make_start()
+                                                   : absl::StatusOr<WatchStart>(filled));
+                             });
+  };
+  auto start_now = [launch, starter, start_after_backfill] {
+    absl::StatusOr<WatchStart> now = launch.make_start();
+    if (!now.ok() && launch.backfill != nullptr && absl::IsOutOfRange(now.status())) {
+      start_after_backfill();
+      return;
     }
+    starter(std::move(now));
+  };
+  if (Reached(*launch.resource, launch.version)) {
+    start_now();
+    return;
+  }
+  version_waits_.Wait(launch.resource->informer.get(), launch.version,
+                      absl::Now() + options_.version_wait,
+                      [starter, start_now, resource = launch.resource,
+                       version = launch.version](bool reached) {
+                        if (!reached) {
+                          starter(NotReached(*resource, version));
+                          return;
+                        }
+                        start_now();
+                      });
+}
+
+grpc::Status CacheService::StartWatch(const Caller& caller, const Credentials& credentials,
+                                      const v1::WatchRequest& request, const WatchPlan& plan,
+                                      limits::ConcurrencyLimiter::Permit permit,
+                                      WatchStream** stream, std::function<void()>* after_begin) {
+  WatchLaunch launch = PrepareLaunch(request, plan, caller.identity);
+  // Started here when it can be, so that a refusal (OUT_OF_RANGE, the
+  // initial-events budget) is the call's status before any stream exists.
+  std::optional<WatchStart> start;
+  if (Reached(*plan.resource, plan.version)) {
+    absl::StatusOr<WatchStart> now = launch.make_start();
     if (now.ok()) {
       start = *std::move(now);
-    } else {
-      backfill_first = true;
+    } else if (launch.backfill == nullptr || !absl::IsOutOfRange(now.status())) {
+      return ToGrpc(now.status());
     }
   }
   // A Watch that waits (for its version, a first sync or a backfill) takes
@@ -593,57 +789,13 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const v1::WatchReque
   // holds no thread. After a restart every client resumes at once, and a
   // refusal there would make them all relist.
   const bool deferred = !start.has_value();
-  WatchStreamOptions stream_options;
-  stream_options.allow_bookmarks = request.allow_bookmarks();
-  stream_options.projection = request.projection();
-  stream_options.bookmark_interval = options_.bookmark_interval;
-  if (options_.authorizer != nullptr) {
-    // The token is reviewed again too, so a deleted service account loses
-    // its watches.
-    stream_options.recheck = [authorizer = options_.authorizer, token = caller.token,
-                              certified = caller.user, attributes]() -> absl::Status {
-      // A certificate's user stays who it is (its validity was checked at
-      // the handshake); a token is reviewed again.
-      if (token.empty()) return authorizer->Authorize(certified, attributes);
-      absl::StatusOr<auth::UserInfo> user = authorizer->Authenticate(token);
-      if (!user.ok()) return user.status();
-      return authorizer->Authorize(*user, attributes);
-    };
-    stream_options.recheck_interval = options_.auth_recheck_interval;
-    stream_options.recheck_grace = options_.auth_recheck_grace;
-    stream_options.review_workers = review_workers_.get();
-  }
-  *stream = new WatchStream(resource.informer.get(), resource.DisplayName(), *std::move(filter),
-                            std::move(stream_options), std::move(start), metrics_, &watches_,
-                            *std::move(permit));
+  *stream = new WatchStream(plan.resource->informer.get(), plan.resource->DisplayName(),
+                            plan.filter, WatchOptions(request, credentials, plan.attributes),
+                            std::move(start), metrics_, &watches_, std::move(permit));
   if (deferred) {
-    auto starter = (*stream)->Starter();
-    auto start_after_backfill = [backfill, version, starter, make_start] {
-      backfill->Request(version, [starter, make_start](absl::Status filled) {
-        starter(filled.ok() ? make_start() : absl::StatusOr<WatchStart>(filled));
-      });
+    *after_begin = [this, launch = std::move(launch), starter = (*stream)->Starter()] {
+      Launch(launch, starter);
     };
-    if (backfill_first) {
-      *after_begin = start_after_backfill;
-    } else {
-      *after_begin = [this, starter, make_start, start_after_backfill, backfill,
-                      resource = &resource, version] {
-        version_waits_.Wait(
-            resource->informer.get(), version, absl::Now() + options_.version_wait,
-            [starter, make_start, start_after_backfill, backfill, resource, version](bool reached) {
-              if (!reached) {
-                starter(NotReached(*resource, version));
-                return;
-              }
-              absl::StatusOr<WatchStart> now = make_start();
-              if (!now.ok() && backfill != nullptr && absl::IsOutOfRange(now.status())) {
-                start_after_backfill();
-                return;
-              }
-              starter(std::move(now));
-            });
-      };
-    }
   }
   return grpc::Status::OK;
 }

@@ -16,8 +16,13 @@
 #ifndef INFORMERD_SERVER_SERVICE_CACHE_SERVICE_H_
 #define INFORMERD_SERVER_SERVICE_CACHE_SERVICE_H_
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include <grpcpp/grpcpp.h>
 
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "informerd/v1/informerd.grpc.pb.h"
 #include "server/auth/authorizer.h"
@@ -110,6 +115,17 @@ class CacheService final : public RawCacheService {
   size_t open_watches() const { return watches_.size(); }
 
  private:
+  // What a call presents of its caller, read on the gRPC thread: a review
+  // worker authenticates from it after the call's context may be gone (a
+  // Watch whose client cancelled while its review was pending).
+  struct Credentials {
+    std::string peer_host;
+    std::vector<std::string> authorization;  // the "authorization" metadata
+    // The client certificate's user, when mTLS verified one.
+    std::optional<absl::StatusOr<auth::UserInfo>> certified;
+  };
+  static Credentials CredentialsOf(grpc::CallbackServerContext* context);
+
   // Who is calling.
   struct Caller {
     auth::UserInfo user;  // empty without an Authorizer
@@ -121,8 +137,8 @@ class CacheService final : public RawCacheService {
   grpc::Status AdmitRate(const Caller& caller, const char* method);
   // `charge_review`: a token not in the Authorizer's caches is charged to
   // the peer's TokenReview budget first (token_review_limiter_).
-  grpc::Status Authenticate(grpc::CallbackServerContext* context, const char* method,
-                            Caller* caller, bool charge_review = true);
+  grpc::Status Authenticate(const Credentials& credentials, const char* method, Caller* caller,
+                            bool charge_review = true);
   // Answers one unary call: `handle` runs for the authenticated caller and
   // either finishes the reactor itself (returning OK) or returns the error
   // to finish with. Reviews never run on a gRPC thread: the first attempt
@@ -163,10 +179,50 @@ class CacheService final : public RawCacheService {
   // without holding this thread; UNAVAILABLE after options_.version_wait.
   void FinishRead(grpc::ServerUnaryReactor* reactor, const char* method, absl::Time start,
                   const Caller& caller, grpc::Status status, ReadPlan plan);
-  // The stream, started, or (waiting for a version) with *after_begin set
-  // to what must run once the stream has begun.
-  grpc::Status StartWatch(const Caller& caller, const v1::WatchRequest& request,
-                          WatchStream** stream, std::function<void()>* after_begin);
+  // A Watch request resolved against what is served; no caller needed.
+  struct WatchPlan {
+    ServedResource* resource = nullptr;
+    cache::Filter filter;
+    uint64_t version = 0;
+    auth::ResourceAttributes attributes;
+  };
+  // REQUIRES: the request passed its shape check (ShapeOfWatch).
+  grpc::Status PlanWatch(const v1::WatchRequest& request, WatchPlan* plan);
+  // Authorization, then the caller's slot under the watch limits.
+  grpc::Status AdmitWatch(const Caller& caller, const WatchPlan& plan,
+                          limits::ConcurrencyLimiter::Permit* permit);
+  // The stream's options; its re-check reviews `credentials` again.
+  WatchStreamOptions WatchOptions(const v1::WatchRequest& request, const Credentials& credentials,
+                                  const auth::ResourceAttributes& attributes) const;
+  // How an admitted Watch's stream gets where it starts.
+  struct WatchLaunch {
+    ServedResource* resource = nullptr;
+    uint64_t version = 0;
+    // Reads the start from the Informer (OUT_OF_RANGE before its history).
+    std::function<absl::StatusOr<WatchStart>()> make_start;
+    // Set when a resume from before the history is filled from the apiserver.
+    HistoryBackfill* backfill = nullptr;
+  };
+  WatchLaunch PrepareLaunch(const v1::WatchRequest& request, const WatchPlan& plan,
+                            const std::string& identity);
+  // Calls `starter` once, at once when the Informer has reached the
+  // version, else after waiting for it (or for a backfill) without holding
+  // this thread.
+  void Launch(const WatchLaunch& launch,
+              std::function<void(absl::StatusOr<WatchStart>)> starter);
+  // The admitted stream, started, or (waiting for a version) with
+  // *after_begin set to what must run once the stream has begun.
+  grpc::Status StartWatch(const Caller& caller, const Credentials& credentials,
+                          const v1::WatchRequest& request, const WatchPlan& plan,
+                          limits::ConcurrencyLimiter::Permit permit, WatchStream** stream,
+                          std::function<void()>* after_begin);
+  // A Watch whose admission needs the apiserver's reviews: the stream
+  // begins at once, writing nothing, and is admitted (or ended with the
+  // refusal) on review_workers_. `planned` is PlanWatch's answer, told
+  // only once the caller is authenticated.
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* WatchAfterReviews(
+      grpc::CallbackServerContext* context, Credentials credentials, v1::WatchRequest request,
+      grpc::Status planned, WatchPlan plan);
   void FinishUnary(grpc::ServerUnaryReactor* reactor, const char* method, absl::Time start,
                    const grpc::Status& status);
 

@@ -22,6 +22,10 @@ inline grpc::Status ToGrpc(const absl::Status& status) {
   return ToGrpc(status, std::string(status.message()));
 }
 
+inline absl::Status ToAbsl(const grpc::Status& status) {
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
+}
+
 // `status` of a call to another server (a tier's root), as "WHAT: CODE:
 // message" with the same code.
 inline absl::Status FromGrpc(const grpc::Status& status, const std::string& what) {

@@ -79,6 +79,7 @@ void WatchStream::OnStarted(absl::StatusOr<WatchStart> start) {
   initial_end_pending_ = start->send_initial_events;
   initial_version_ = start->initial_version;
   initial_charge_ = std::move(start->initial_charge);
+  late_permit_ = std::move(start->late_permit);
   PumpLocked();
 }
 

@@ -77,6 +77,10 @@ struct WatchStart {
   // The caller's budget charged for the initial objects; released once
   // they are all written.
   std::shared_ptr<limits::ConcurrencyLimiter::Permit> initial_charge;
+  // For a stream admitted after it began (its caller's reviews ran on a
+  // worker): its slot under the watch limits, held until the stream is
+  // done. A stream admitted at once got its slot from its constructor.
+  std::shared_ptr<limits::ConcurrencyLimiter::Permit> late_permit;
 };
 
 class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
@@ -162,6 +166,7 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   bool initial_end_pending_ ABSL_GUARDED_BY(mu_);
   uint64_t initial_version_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<limits::ConcurrencyLimiter::Permit> initial_charge_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<limits::ConcurrencyLimiter::Permit> late_permit_ ABSL_GUARDED_BY(mu_);
   // The last version sent (event or bookmark): the client's resume point.
   uint64_t sent_version_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Time last_write_ ABSL_GUARDED_BY(mu_);

@@ -4,6 +4,7 @@
 // is OK vs PERMISSION_DENIED); withdrawn permission ends an open Watch.
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <iostream>
 #include <random>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <grpcpp/create_channel.h>
 #include <gtest/gtest.h>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -751,6 +753,164 @@ class CountingReviewer : public auth::Reviewer {
   auth::Reviewer* const inner_;
 };
 
+// Passes every review to the apiserver's, but holds each TokenReview for a
+// token other than `passed` until Release(): an apiserver that answers
+// slowly, for everyone not yet cached.
+class HoldingReviewer : public auth::Reviewer {
+ public:
+  HoldingReviewer(auth::Reviewer* inner, std::string passed)
+      : inner_(inner), passed_(std::move(passed)) {}
+  absl::StatusOr<auth::UserInfo> ReviewToken(std::string_view token) override {
+    if (token != passed_) {
+      absl::MutexLock lock(&mu_);
+      ++holding_;
+      mu_.Await(absl::Condition(&released_));
+      --holding_;
+    }
+    return inner_->ReviewToken(token);
+  }
+  absl::StatusOr<bool> ReviewAccess(const auth::UserInfo& user,
+                                    const auth::ResourceAttributes& attributes) override {
+    return inner_->ReviewAccess(user, attributes);
+  }
+  // Waits until `n` reviews are held at once.
+  bool AwaitHolding(int n) {
+    absl::MutexLock lock(&mu_);
+    auto reached = [this, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return holding_ >= n; };
+    return mu_.AwaitWithTimeout(absl::Condition(&reached), absl::Seconds(30));
+  }
+  int holding() {
+    absl::MutexLock lock(&mu_);
+    return holding_;
+  }
+  void Release() {
+    absl::MutexLock lock(&mu_);
+    released_ = true;
+  }
+
+ private:
+  auth::Reviewer* const inner_;
+  const std::string passed_;
+  absl::Mutex mu_;
+  int holding_ ABSL_GUARDED_BY(mu_) = 0;
+  bool released_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+int ProcessThreads() {
+  return static_cast<int>(std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                                        std::filesystem::directory_iterator()));
+}
+
+// A Watch's reviews run on the review workers, as a unary call's do: while
+// the apiserver sits on TokenReviews, a hundred Watches waiting for theirs
+// hold no gRPC thread (the process does not grow a thread per Watch), a
+// caller whose answers are cached is served meanwhile, and once the reviews
+// answer each waiting Watch gets its own verdict: streaming, or the refusal
+// an immediate review would have given (an unserved resource told only to
+// an authenticated caller).
+TEST_F(LimitsTest, WatchesWaitingForReviewsHoldNoThread) {
+  BobCanRead grant("authz-held");
+  const std::string& ns = grant.ns;
+  const std::string& bob = grant.bob;
+  const std::string admin = ReadFileFromEnv("INFORMERD_ADMIN_TOKEN_FILE");
+  const std::string carol = ReadFileFromEnv("INFORMERD_CAROL_TOKEN_FILE");
+  auth::KubeReviewer kube_reviewer(&AdminClient());
+  HoldingReviewer reviewer(&kube_reviewer, bob);
+  auth::Authorizer authorizer(&reviewer, {});
+  InProcessServerOptions options;
+  options.service.authorizer = &authorizer;
+  options.service.token_reviews.per_identity_per_second = 1000;
+  options.service.token_reviews.per_identity_burst = 1000;
+  InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
+  server.WaitSynced();
+
+  v1::WatchRequest request;
+  request.mutable_resource()->set_resource("configmaps");
+  request.set_namespace_(ns);
+  request.set_resource_version("0");
+  v1::WatchRequest unserved = request;
+  unserved.mutable_resource()->set_resource("widgets");
+  struct Held {
+    grpc::ClientContext context;
+    std::unique_ptr<grpc::ClientReader<v1::WatchEvent>> reader;
+    grpc::StatusCode expected;
+  };
+  std::vector<std::unique_ptr<Held>> held;
+  // On every exit: the workers must not stay blocked for the server's end.
+  absl::Cleanup release = [&reviewer] { reviewer.Release(); };
+  auto open = [&](const std::string& token, const v1::WatchRequest& what,
+                  grpc::StatusCode expected) {
+    held.push_back(std::make_unique<Held>());
+    Held& watch = *held.back();
+    watch.context.AddMetadata("authorization", "Bearer " + token);
+    watch.context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
+    watch.reader = server.stub().Watch(&watch.context, what);
+    watch.expected = expected;
+  };
+  v1::ListRequest list;
+  list.mutable_resource()->set_resource("configmaps");
+  list.set_namespace_(ns);
+  auto bobs_list = [&] {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + bob);
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
+    v1::ListResponse response;
+    return server.stub().List(&context, list, &response);
+  };
+  auto bobs_watch_starts = [&] {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + bob);
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
+    auto reader = server.stub().Watch(&context, request);
+    v1::WatchEvent event;
+    bool started = reader->Read(&event);
+    context.TryCancel();
+    reader->Finish();
+    return started && event.type() == v1::WatchEvent::ADDED;
+  };
+  // Bob's token and permissions reviewed and cached.
+  ASSERT_TRUE(bobs_list().ok());
+  ASSERT_TRUE(bobs_watch_starts());
+
+  const int threads_before = ProcessThreads();
+  constexpr int kMadeUp = 96;
+  for (int i = 0; i < kMadeUp; ++i) {
+    open(absl::StrCat("made-up-token-", i), i % 2 == 0 ? request : unserved,
+         grpc::StatusCode::UNAUTHENTICATED);
+  }
+  open(admin, request, grpc::StatusCode::OK);
+  open(carol, request, grpc::StatusCode::PERMISSION_DENIED);
+  open(carol, unserved, grpc::StatusCode::NOT_FOUND);
+  ASSERT_TRUE(reviewer.AwaitHolding(1));
+
+  // Bob, cached, is served while every other caller waits for the apiserver.
+  EXPECT_TRUE(bobs_list().ok());
+  EXPECT_TRUE(bobs_watch_starts());
+  const int threads_while_held = ProcessThreads();
+  const int holding = reviewer.holding();
+  std::cout << "threads: " << threads_before << " before, " << threads_while_held << " with "
+            << held.size() << " Watches waiting for reviews (" << holding
+            << " reviews running)\n";
+  // A few review workers run the reviews; the rest wait in their queue.
+  EXPECT_LT(holding, 16);
+  EXPECT_LT(threads_while_held - threads_before, 32);
+
+  reviewer.Release();
+  for (const std::unique_ptr<Held>& watch : held) {
+    v1::WatchEvent event;
+    if (watch->expected == grpc::StatusCode::OK) {
+      ASSERT_TRUE(watch->reader->Read(&event)) << watch->reader->Finish().error_message();
+      EXPECT_EQ(event.type(), v1::WatchEvent::ADDED);
+      watch->context.TryCancel();
+      watch->reader->Finish();
+      continue;
+    }
+    EXPECT_FALSE(watch->reader->Read(&event));
+    grpc::Status status = watch->reader->Finish();
+    EXPECT_EQ(status.error_code(), watch->expected) << status.error_message();
+  }
+}
+
 // A revocation informerd cannot learn of (its path to the review API
 // broken) ends the watch once the re-checks have failed for the grace:
 // reviews fail closed.
@@ -833,6 +993,96 @@ TEST_F(LimitsTest, OldConnectionsAreClosedAfterTheirGrace) {
   EXPECT_TRUE(second->Read(&event)) << "the client reconnects";
   again.TryCancel();
   second->Finish();
+}
+
+// A Watch of the namespace's ConfigMaps from "0" on `stub`, admitted once
+// its first event arrives; the call ends at `deadline` at the latest.
+struct OpenWatch {
+  OpenWatch(v1::Cache::Stub* stub, const std::string& ns, absl::Duration deadline) {
+    v1::WatchRequest request;
+    request.mutable_resource()->set_resource("configmaps");
+    request.set_namespace_(ns);
+    request.set_resource_version("0");
+    context.set_deadline(absl::ToChronoTime(absl::Now() + deadline));
+    reader = stub->Watch(&context, request);
+  }
+  bool Started() { return reader->Read(&event); }
+  grpc::Status End() {
+    context.TryCancel();
+    while (reader->Read(&event)) {
+    }
+    return reader->Finish();
+  }
+  grpc::ClientContext context;
+  std::unique_ptr<grpc::ClientReader<v1::WatchEvent>> reader;
+  v1::WatchEvent event;
+};
+
+// One connection holds at most max_concurrent_streams RPCs: a third Watch
+// on a connection already holding two waits in the client (HTTP/2's
+// SETTINGS_MAX_CONCURRENT_STREAMS) until one of them ends, while another
+// connection is served at once.
+TEST_F(LimitsTest, AConnectionHoldsAtMostMaxConcurrentStreams) {
+  std::string ns = CreateTestNamespace("limits-streams");
+  CreateConfigMap(ns, "seed", {});
+  InProcessServerOptions options;
+  options.transport.max_concurrent_streams = 2;
+  InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
+  server.WaitSynced();
+  // The first ends at its deadline, which frees its slot.
+  OpenWatch first(&server.stub(), ns, absl::Seconds(5));
+  ASSERT_TRUE(first.Started()) << first.End().error_message();
+  OpenWatch second(&server.stub(), ns, absl::Seconds(60));
+  ASSERT_TRUE(second.Started()) << second.End().error_message();
+  // Sent on the open connection before the other connection is even made.
+  OpenWatch third(&server.stub(), ns, absl::Seconds(60));
+  // A channel of its own: gRPC would otherwise share the first's connection.
+  grpc::ChannelArguments own_connection;
+  own_connection.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  auto other = v1::Cache::NewStub(grpc::CreateCustomChannel(
+      absl::StrCat("127.0.0.1:", server.port()), grpc::InsecureChannelCredentials(),
+      own_connection));
+  OpenWatch elsewhere(other.get(), ns, absl::Seconds(60));
+  ASSERT_TRUE(elsewhere.Started()) << elsewhere.End().error_message();
+  // The server holds first, second and elsewhere; third waits in its client.
+  EXPECT_EQ(server.open_watches(), 3u);
+  while (first.reader->Read(&first.event)) {
+  }
+  EXPECT_EQ(first.reader->Finish().error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  // The freed slot is taken by the waiting Watch.
+  EXPECT_TRUE(third.Started()) << third.End().error_message();
+  for (OpenWatch* watch : {&second, &third, &elsewhere}) watch->End();
+}
+
+// A client that pings more often than min_ping_interval while it sends no
+// data is disconnected (GOAWAY "too many pings"): keepalive cannot be used
+// to keep informerd busy. Its Watch ends UNAVAILABLE, long before its
+// deadline.
+TEST_F(LimitsTest, AClientPingingTooOftenIsDisconnected) {
+  std::string ns = CreateTestNamespace("limits-pings");
+  CreateConfigMap(ns, "seed", {});
+  InProcessServerOptions options;
+  options.transport.min_ping_interval = absl::Seconds(10);
+  InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
+  server.WaitSynced();
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 100);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  args.SetInt(GRPC_ARG_HTTP2_MIN_SENT_PING_INTERVAL_WITHOUT_DATA_MS, 100);
+  auto pinging = v1::Cache::NewStub(grpc::CreateCustomChannel(
+      absl::StrCat("127.0.0.1:", server.port()), grpc::InsecureChannelCredentials(), args));
+  OpenWatch watch(pinging.get(), ns, absl::Seconds(60));
+  ASSERT_TRUE(watch.Started()) << watch.End().error_message();
+  // The namespace stays quiet: no data flows, only the client's pings.
+  while (watch.reader->Read(&watch.event)) {
+  }
+  grpc::Status status = watch.reader->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+  // The server itself carries on: another connection is served.
+  OpenWatch polite(&server.stub(), ns, absl::Seconds(60));
+  EXPECT_TRUE(polite.Started()) << polite.End().error_message();
+  polite.End();
 }
 
 // Clients that open WatchLists and never read them hold nothing for long:
