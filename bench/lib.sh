@@ -60,12 +60,15 @@ bench::process_stats() {
 # Starts BIN's informerd with CONFIG, gRPC on 127.0.0.1:GRPC_PORT and HTTP
 # on 127.0.0.1:HTTP_PORT, logging to LOG, with any further FLAGs; sets
 # informerd_pid and returns once /readyz says ok (dies with the log's tail
-# if informerd exits first).
+# if informerd exits first). With BENCH_INFORMERD_CPUS set (a taskset CPU
+# list), informerd runs on those CPUs only.
 # Usage: bench::start_informerd BIN CONFIG GRPC_PORT HTTP_PORT LOG [FLAG...]
 bench::start_informerd() {
   local bin="$1" config="$2" grpc_port="$3" http_port="$4" log="$5"
   shift 5
-  "$bin/server/informerd" --kubeconfig "$KUBECONFIG" --config "$config" \
+  local pinned=()
+  [[ -n "${BENCH_INFORMERD_CPUS:-}" ]] && pinned=(taskset -c "$BENCH_INFORMERD_CPUS")
+  "${pinned[@]}" "$bin/server/informerd" --kubeconfig "$KUBECONFIG" --config "$config" \
     --grpc_address "127.0.0.1:$grpc_port" --http_address "127.0.0.1:$http_port" \
     --log_level warning "$@" >"$log" 2>&1 &
   informerd_pid=$!
@@ -82,4 +85,36 @@ bench::metric_sum() {
   curl -fs "http://127.0.0.1:$1/metrics" | awk -v m="$2" -v l="${3:-}" '
     index($0, m) == 1 && substr($0, length(m) + 1, 1) ~ /[{ ]/ && index($0, l) > 0 {n += $NF}
     END{printf "%d", n}'
+}
+
+# The CPUs of this machine split for a verdict that needs the server under
+# test alone on a core: sets bench_server_cpu (the last CPU) and
+# bench_other_cpus (the rest, for the control plane, writers and clients).
+# Dies on a single-CPU machine, where no such verdict can be had.
+bench::split_cpus() {
+  local cpus
+  cpus="$(nproc)"
+  ((cpus >= 2)) || informerd::die "this benchmark needs 2 CPUs or more: the server under test gets one of its own"
+  bench_server_cpu=$((cpus - 1))
+  bench_other_cpus="0-$((cpus - 2))"
+}
+
+# Moves every thread of the control plane's processes (hack/control-plane.sh
+# pid files under INFORMERD_CP_DIR) onto CPUS (a taskset list), or back
+# onto every CPU with "all".
+# Usage: bench::pin_control_plane CPUS|all
+bench::pin_control_plane() {
+  local cpus="$1" pid_file
+  [[ "$cpus" == all ]] && cpus="0-$(($(nproc) - 1))"
+  for pid_file in "$INFORMERD_CP_DIR"/pids/*.pid; do
+    [[ -f "$pid_file" ]] || continue
+    taskset -apc "$cpus" "$(<"$pid_file")" >/dev/null 2>&1 || true
+  done
+}
+
+# Prints how many TokenReviews the control plane's apiserver has answered
+# (its apiserver_request_total for tokenreviews).
+bench::apiserver_token_reviews() {
+  bench::api "$INFORMERD_APISERVER_URL/metrics" |
+    awk '/^apiserver_request_total\{/ && /resource="tokenreviews"/ {n += $NF} END{printf "%d", n}'
 }

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# A flood of made-up tokens (the "secure by default" issue, item 3):
+# informerd in kubernetes auth mode, alone on the machine's last CPU, the
+# control plane and every client on the others. A legitimate caller (the
+# admin token, reviewed and cached), at 50 rounds of a List and a Watch
+# start a second, measures its latency alone, then during floods of random
+# 7,500-byte bearer tokens (about the most gRPC's 8 KiB header limit lets
+# through) at each rate of FLOOD_RATES (0: as fast as the flood client
+# can send). Flood and caller share one host here, and a flood spends its
+# host's TokenReview budget by design, so the caller's token is kept
+# cached for the run (authTokenCacheSeconds 600): elsewhere the caller is
+# another pod, another address, another budget. Reports the caller's p50/p99
+# against its unflooded p99 (verdict: within 2x), the TokenReviews the
+# apiserver answered against informerd's TokenReview budget for one address
+# (limits.tokenReview*: a burst of 20, then 5/s), and informerd's RSS before
+# and at its peak.
+#
+# Usage: bench/token_flood.sh [--quick]
+#   --quick  100 samples, one 1000/s flood (the smoke run)
+# Settings (environment): FLOOD_SAMPLES (500), FLOOD_RATES (1000,5000,0),
+#   FLOOD_TOKEN_BYTES (7500), FLOOD_GRPC_PORT (50077), FLOOD_HTTP_PORT (8077)
+# Runs against the control plane of `hack/control-plane.sh env`.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
+source "$INFORMERD_ROOT/bench/lib.sh"
+cd "$INFORMERD_ROOT"
+
+samples="${FLOOD_SAMPLES:-500}"
+rates="${FLOOD_RATES:-1000,5000,0}"
+token_bytes="${FLOOD_TOKEN_BYTES:-7500}"
+grpc_port="${FLOOD_GRPC_PORT:-50077}"
+http_port="${FLOOD_HTTP_PORT:-8077}"
+if [[ "${1:-}" == "--quick" ]]; then
+  samples=100 rates=1000
+elif (($# > 0)); then
+  informerd::die "usage: bench/token_flood.sh [--quick]"
+fi
+# informerd's defaults for one address (docs/CONFIGURATION.md, limits).
+review_burst=20 reviews_per_s=5
+
+eval "$(hack/control-plane.sh env)"
+bench::split_cpus
+bin="$(bench::build_opt)"
+bazel build -c opt --symlink_prefix=/ //bench:token_flood >&2
+
+run_dir="$(mktemp -d)"
+informerd_pid=""
+cleanup() {
+  if [[ -n "$informerd_pid" ]]; then kill "$informerd_pid" 2>/dev/null || true; fi
+  bench::pin_control_plane all
+  rm -rf "$run_dir"
+}
+trap cleanup EXIT
+
+ns="bench-token-flood"
+bench::api -o /dev/null -X POST -H 'Content-Type: application/json' \
+  "$INFORMERD_APISERVER_URL/api/v1/namespaces" \
+  -d "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$ns\"}}"
+bench::load "$bin" configmaps "$ns" 10
+
+cat >"$run_dir/config.yaml" <<YAML
+authMode: kubernetes
+authTokenCacheSeconds: 600
+resources:
+  - resource: configmaps
+    namespace: $ns
+YAML
+bench::pin_control_plane "$bench_other_cpus"
+BENCH_INFORMERD_CPUS="$bench_server_cpu" bench::start_informerd "$bin" "$run_dir/config.yaml" \
+  "$grpc_port" "$http_port" "$run_dir/informerd.log"
+read -r _ rss_before _ <<<"$(bench::process_stats "$informerd_pid")"
+echo 5 >"/proc/$informerd_pid/clear_refs"
+reviews_before="$(bench::apiserver_token_reviews)"
+taskset -c "$bench_other_cpus" "$bin/bench/token_flood" --target "127.0.0.1:$grpc_port" \
+  --token_file "$INFORMERD_ADMIN_TOKEN_FILE" --namespace_ "$ns" --samples "$samples" \
+  --rates "$rates" --token_bytes "$token_bytes" >"$run_dir/client.out" ||
+  informerd::die "token_flood failed: $(cat "$run_dir/client.out")"
+reviews="$(($(bench::apiserver_token_reviews) - reviews_before))"
+kill -0 "$informerd_pid" 2>/dev/null || informerd::die "informerd died: $(tail -5 "$run_dir/informerd.log")"
+read -r _ _ hwm <<<"$(bench::process_stats "$informerd_pid")"
+
+echo "informerd $(git rev-parse --short HEAD 2>/dev/null || echo '?') on CPU $bench_server_cpu alone (control plane and clients on $bench_other_cpus), $samples List + Watch-start rounds a phase, ${token_bytes}-byte made-up tokens"
+echo
+echo "| phase | flood asked /s | flood sent /s | List p50 ms | List p99 ms | Watch start p50 ms | Watch start p99 ms | p99 vs unflooded (List, Watch) | caller failures | flood answers | verdict (p99 within 2x) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+awk '
+  { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+  v["phase"] == "unflooded" { base_list = v["list_p99_ms"]; base_watch = v["watch_p99_ms"] }
+  {
+    rl = v["list_p99_ms"] / base_list; rw = v["watch_p99_ms"] / base_watch
+    flooded = v["phase"] == "flooded"
+    verdict = !flooded ? "-" : (rl <= 2 && rw <= 2 && v["failures"] == 0 ? "pass" : "FAIL")
+    printf "| %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %s | %s | %s | %s |\n",
+      v["phase"], flooded ? (v["rate"] == 0 ? "unpaced" : v["rate"]) : "-",
+      flooded ? v["per_s"] : "-", v["list_p50_ms"], v["list_p99_ms"], v["watch_p50_ms"],
+      v["watch_p99_ms"], flooded ? sprintf("%.2fx, %.2fx", rl, rw) : "-", v["failures"],
+      flooded ? v["codes"] : "-", verdict
+    flood_seconds += flooded ? v["seconds"] : 0
+  }
+  END { printf "%.2f\n", flood_seconds > "'"$run_dir/flood_seconds"'" }' "$run_dir/client.out"
+flood_seconds="$(<"$run_dir/flood_seconds")"
+
+echo
+awk -v n="$reviews" -v s="$flood_seconds" -v burst="$review_burst" -v rate="$reviews_per_s" \
+  -v before="$rss_before" -v hwm="$hwm" 'BEGIN{
+    budget = burst + rate * s + 1  # +1: the caller'"'"'s own token
+    printf "TokenReviews answered by the apiserver: %d over %.1f s of flood (budget for one address: %d + %d/s = %.0f): %s\n",
+      n, s, burst, rate, budget, n <= budget ? "pass" : "FAIL"
+    printf "informerd RSS: %.1f MiB before, %.1f MiB peak (+%.1f MiB)\n", before / 1024, hwm / 1024, (hwm - before) / 1024 }'
