@@ -1,14 +1,18 @@
 // token_flood: what a flood of made-up bearer tokens costs a legitimate
 // caller, for the token-flood benchmark (bench/token_flood.sh, the "secure
-// by default" issue's item 3). The legitimate caller runs --samples rounds
-// of one List and one Watch start (from resource_version "0", until its
-// first event), first alone, then during a flood at each of --rates made-up
-// tokens per second (0: as fast as --flood_in_flight calls in flight
-// allow), from other connections of the same host. Prints one line a
-// phase:
-//   phase=NAME rate=R sent=N per_s=X list_p50_ms=.. list_p99_ms=..
-//     watch_p50_ms=.. watch_p99_ms=.. codes=CODE:COUNT,...
-// where `codes` counts how the flood's calls ended.
+// by default" issue's item 3). One program, two roles, run as two
+// processes so that the flood (the attacker's CPU, run at low priority)
+// does not starve the caller on a shared machine:
+//   --role=caller: --samples rounds of one List and one Watch start (from
+//     resource_version "0", until its first event), paced; prints
+//     caller list_p50_ms=.. list_p99_ms=.. watch_p50_ms=.. watch_p99_ms=..
+//       failures=N seconds=S
+//   --role=flood: Lists with random made-up tokens at --rate per second
+//     (0: as fast as --flood_in_flight calls in flight allow), over
+//     --flood_channels connections, until SIGTERM or SIGINT; prints
+//     flood rate=R sent=N per_s=X seconds=S codes=CODE:COUNT,...
+#include <signal.h>
+
 #include <atomic>
 #include <cstdio>
 #include <map>
@@ -22,10 +26,8 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -33,10 +35,11 @@
 #include "informerd/v1/informerd.grpc.pb.h"
 
 ABSL_FLAG(std::string, target, "127.0.0.1:50051", "informerd's gRPC address");
-ABSL_FLAG(std::string, token_file, "", "the legitimate caller's bearer token");
+ABSL_FLAG(std::string, role, "caller", "caller or flood");
+ABSL_FLAG(std::string, token_file, "", "the legitimate caller's bearer token (--role=caller)");
 ABSL_FLAG(std::string, namespace_, "", "the namespace whose configmaps are read (not empty)");
-ABSL_FLAG(int, samples, 500, "List + Watch rounds of the legitimate caller per phase");
-ABSL_FLAG(std::string, rates, "1000,0", "flood rates (tokens/s; 0: unpaced), one phase each");
+ABSL_FLAG(int, samples, 500, "List + Watch rounds of the legitimate caller");
+ABSL_FLAG(int, rate, 0, "made-up tokens a second (--role=flood); 0: unpaced");
 ABSL_FLAG(int, flood_in_flight, 200, "most flood calls in flight at once");
 ABSL_FLAG(int, flood_channels, 4, "connections the flood spreads over");
 ABSL_FLAG(int, token_bytes, 7500,
@@ -202,62 +205,67 @@ class Flood {
   std::thread thread_;
 };
 
-void Report(const std::string& phase, int rate, const Latencies& caller, int sent,
-            absl::Duration lasted, const std::map<std::string, int>& codes) {
-  std::vector<int64_t> list = caller.list_ns;
-  std::vector<int64_t> watch = caller.watch_ns;
-  std::vector<std::string> counted;
-  for (const auto& [code, count] : codes) counted.push_back(absl::StrCat(code, ":", count));
+int RunCaller(const std::string& target, const std::string& ns) {
+  const std::string token = ReadToken(absl::GetFlag(FLAGS_token_file));
+  if (token.empty()) {
+    std::fprintf(stderr, "token_flood: --token_file must name a readable token\n");
+    return 2;
+  }
+  auto stub = v1::Cache::NewStub(OwnChannel(target, -1));
+  const int pace = absl::GetFlag(FLAGS_caller_rounds_per_s);
+  // Warm: the caller's token and permissions reviewed and cached.
+  MeasureCaller(stub.get(), token, ns, 20, pace);
+  const absl::Time start = absl::Now();
+  Latencies caller = MeasureCaller(stub.get(), token, ns, absl::GetFlag(FLAGS_samples), pace);
   std::printf(
-      "phase=%s rate=%d sent=%d per_s=%.0f list_p50_ms=%.3f list_p99_ms=%.3f "
-      "watch_p50_ms=%.3f watch_p99_ms=%.3f failures=%d seconds=%.2f codes=%s\n",
-      phase.c_str(), rate, sent, sent / absl::ToDoubleSeconds(lasted),
-      Percentile(&list, 0.5) / 1e6, Percentile(&list, 0.99) / 1e6,
-      Percentile(&watch, 0.5) / 1e6, Percentile(&watch, 0.99) / 1e6, caller.failures,
-      absl::ToDoubleSeconds(lasted), absl::StrJoin(counted, ",").c_str());
-  std::fflush(stdout);
+      "caller list_p50_ms=%.3f list_p99_ms=%.3f watch_p50_ms=%.3f watch_p99_ms=%.3f "
+      "failures=%d seconds=%.2f\n",
+      Percentile(&caller.list_ns, 0.5) / 1e6, Percentile(&caller.list_ns, 0.99) / 1e6,
+      Percentile(&caller.watch_ns, 0.5) / 1e6, Percentile(&caller.watch_ns, 0.99) / 1e6,
+      caller.failures, absl::ToDoubleSeconds(absl::Now() - start));
+  return 0;
+}
+
+int RunFlood(const std::string& target, const std::string& ns) {
+  // Blocked before any thread starts, so only the sigwait below takes them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  std::vector<std::unique_ptr<v1::Cache::Stub>> stubs;
+  for (int i = 0; i < absl::GetFlag(FLAGS_flood_channels); ++i) {
+    stubs.push_back(v1::Cache::NewStub(OwnChannel(target, i)));
+  }
+  const int rate = absl::GetFlag(FLAGS_rate);
+  const absl::Time start = absl::Now();
+  Flood flood(&stubs, ns, rate, absl::GetFlag(FLAGS_flood_in_flight),
+              absl::GetFlag(FLAGS_token_bytes));
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+  flood.Stop();
+  const absl::Duration lasted = absl::Now() - start;
+  std::vector<std::string> counted;
+  for (const auto& [code, count] : flood.codes()) counted.push_back(absl::StrCat(code, ":", count));
+  std::printf("flood rate=%d sent=%d per_s=%.0f seconds=%.2f codes=%s\n", rate, flood.sent(),
+              flood.sent() / absl::ToDoubleSeconds(lasted), absl::ToDoubleSeconds(lasted),
+              absl::StrJoin(counted, ",").c_str());
+  return 0;
 }
 
 int Run() {
   const std::string target = absl::GetFlag(FLAGS_target);
-  const std::string token = ReadToken(absl::GetFlag(FLAGS_token_file));
   const std::string ns = absl::GetFlag(FLAGS_namespace_);
-  if (token.empty() || ns.empty()) {
-    std::fprintf(stderr, "token_flood: --token_file (a readable token) and --namespace_ are "
-                         "required\n");
+  const std::string role = absl::GetFlag(FLAGS_role);
+  if (ns.empty()) {
+    std::fprintf(stderr, "token_flood: --namespace_ is required\n");
     return 2;
   }
-  std::vector<int> rates;
-  for (absl::string_view text : absl::StrSplit(absl::GetFlag(FLAGS_rates), ',')) {
-    int rate = 0;
-    if (!absl::SimpleAtoi(text, &rate) || rate < 0) {
-      std::fprintf(stderr, "token_flood: --rates: \"%s\" is not a rate >= 0\n",
-                   std::string(text).c_str());
-      return 2;
-    }
-    rates.push_back(rate);
-  }
-  const int samples = absl::GetFlag(FLAGS_samples);
-  auto caller_stub = v1::Cache::NewStub(OwnChannel(target, -1));
-  std::vector<std::unique_ptr<v1::Cache::Stub>> flood_stubs;
-  for (int i = 0; i < absl::GetFlag(FLAGS_flood_channels); ++i) {
-    flood_stubs.push_back(v1::Cache::NewStub(OwnChannel(target, i)));
-  }
-  // Warm: the caller's token and permissions reviewed and cached.
-  const int pace = absl::GetFlag(FLAGS_caller_rounds_per_s);
-  MeasureCaller(caller_stub.get(), token, ns, 20, pace);
-  absl::Time start = absl::Now();
-  Latencies alone = MeasureCaller(caller_stub.get(), token, ns, samples, pace);
-  Report("unflooded", 0, alone, 0, absl::Now() - start, {});
-  for (int rate : rates) {
-    start = absl::Now();
-    Flood flood(&flood_stubs, ns, rate, absl::GetFlag(FLAGS_flood_in_flight),
-                absl::GetFlag(FLAGS_token_bytes));
-    Latencies flooded = MeasureCaller(caller_stub.get(), token, ns, samples, pace);
-    flood.Stop();
-    Report("flooded", rate, flooded, flood.sent(), absl::Now() - start, flood.codes());
-  }
-  return 0;
+  if (role == "caller") return RunCaller(target, ns);
+  if (role == "flood") return RunFlood(target, ns);
+  std::fprintf(stderr, "token_flood: --role: \"%s\" is neither caller nor flood\n",
+               role.c_str());
+  return 2;
 }
 
 }  // namespace
