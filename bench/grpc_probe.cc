@@ -211,6 +211,10 @@ std::atomic<bool> stopping{false};
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
+  // As informerd's main does (server/main.cc): Debian's Abseil keeps
+  // absl::Mutex deadlock detection on, which the anchor must not pay
+  // where informerd does not.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   using informerd::bench::stopping;
   std::signal(SIGPIPE, SIG_IGN);
   std::signal(SIGTERM, [](int) { stopping.store(true); });
