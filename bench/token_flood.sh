@@ -90,7 +90,8 @@ phase() {
       >"$run_dir/flood.out" &
     flood_pid=$!
   fi
-  local measured
+  local measured cpu_before cpu_after
+  read -r cpu_before _ <<<"$(bench::process_stats "$informerd_pid")"
   measured="$(caller)"
   local flooded="flood rate=0 sent=0 per_s=0 seconds=0 codes=-"
   if [[ -n "$flood_pid" ]]; then
@@ -98,7 +99,10 @@ phase() {
     wait "$flood_pid" || informerd::die "the token_flood flood failed"
     flooded="$(<"$run_dir/flood.out")"
   fi
-  echo "phase=$name ${measured#caller } ${flooded#flood }" >>"$run_dir/phases"
+  read -r cpu_after _ <<<"$(bench::process_stats "$informerd_pid")"
+  measured="${measured/seconds=/caller_seconds=}"
+  echo "phase=$name ${measured#caller } ${flooded#flood } informerd_cpu_s=$(awk -v a="$cpu_after" -v b="$cpu_before" 'BEGIN{printf "%.2f", a - b}')" \
+    >>"$run_dir/phases"
 }
 phase unflooded 0
 for rate in ${rates//,/ }; do phase flooded "$rate"; done
@@ -108,20 +112,26 @@ read -r _ _ hwm <<<"$(bench::process_stats "$informerd_pid")"
 
 echo "informerd $(git rev-parse --short HEAD 2>/dev/null || echo '?') on CPU $bench_server_cpu alone (control plane and clients on $bench_other_cpus), $samples List + Watch-start rounds a phase, ${token_bytes}-byte made-up tokens"
 echo
-echo "| phase | flood asked /s | flood sent /s | List p50 ms | List p99 ms | Watch start p50 ms | Watch start p99 ms | p99 vs unflooded (List, Watch) | caller failures | flood answers | verdict (p99 within 2x) |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| phase | flood asked /s | flood sent /s | List p50 ms | List p99 ms | Watch start p50 ms | Watch start p99 ms | p99 vs unflooded (List, Watch) | caller failures | flood answers | informerd CPU % | informerd CPU µs per flood call (beyond the caller's) | verdict (p99 within 2x) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 awk '
   { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
-  v["phase"] == "unflooded" { base_list = v["list_p99_ms"]; base_watch = v["watch_p99_ms"] }
+  v["phase"] == "unflooded" {
+    base_list = v["list_p99_ms"]; base_watch = v["watch_p99_ms"]
+    base_cpu = v["informerd_cpu_s"] / v["caller_seconds"]
+  }
   {
     rl = v["list_p99_ms"] / base_list; rw = v["watch_p99_ms"] / base_watch
     flooded = v["phase"] == "flooded"
     verdict = !flooded ? "-" : (rl <= 2 && rw <= 2 && v["failures"] == 0 ? "pass" : "FAIL")
-    printf "| %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %s | %s | %s | %s |\n",
+    cpu = v["informerd_cpu_s"]; lasted = flooded ? v["seconds"] : v["caller_seconds"]
+    printf "| %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %s | %s | %s | %.0f | %s | %s |\n",
       v["phase"], flooded ? (v["rate"] == 0 ? "unpaced" : v["rate"]) : "-",
       flooded ? v["per_s"] : "-", v["list_p50_ms"], v["list_p99_ms"], v["watch_p50_ms"],
       v["watch_p99_ms"], flooded ? sprintf("%.2fx, %.2fx", rl, rw) : "-", v["failures"],
-      flooded ? v["codes"] : "-", verdict
+      flooded ? v["codes"] : "-", (lasted > 0 ? 100 * cpu / lasted : 0),
+      ((flooded && v["sent"] > 0) ? sprintf("%.0f", 1e6 * (cpu - base_cpu * lasted) / v["sent"]) : "-"),
+      verdict
     flood_seconds += flooded ? v["seconds"] : 0
   }
   END { printf "%.2f\n", flood_seconds > "'"$run_dir/flood_seconds"'" }' "$run_dir/phases"
