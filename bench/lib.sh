@@ -35,17 +35,22 @@ bench::api() {
 # (the bulk_loader's default when not given).
 # Usage: bench::load BIN RESOURCE NAMESPACE COUNT [OBJECT_BYTES]
 bench::load() {
-  local bin="$1" resource="$2" namespace="$3" count="$4" have
+  local bin="$1" resource="$2" namespace="$3" count="$4"
   local sized=()
   [[ -n "${5:-}" ]] && sized=(--object_bytes "$5")
-  have="$(bench::api "$INFORMERD_APISERVER_URL/api/v1/namespaces/$namespace/$resource?limit=1" |
-    python3 -c 'import json,sys; l=json.load(sys.stdin); print(len(l.get("items",[])) + l.get("metadata",{}).get("remainingItemCount",0))')"
-  if ((have < count)); then
+  if (($(bench::count "$resource" "$namespace") < count)); then
     "$bin/bench/bulk_loader" --apiserver_url "$INFORMERD_APISERVER_URL" \
       --ca_file "$INFORMERD_CA_FILE" --token_file "$INFORMERD_ADMIN_TOKEN_FILE" \
       --namespace_ "$namespace" --resource "$resource" --count "$count" --concurrency 8 \
       "${sized[@]}" >&2
   fi
+}
+
+# Prints how many objects of RESOURCE the apiserver holds in NAMESPACE.
+# Usage: bench::count RESOURCE NAMESPACE
+bench::count() {
+  bench::api "$INFORMERD_APISERVER_URL/api/v1/namespaces/$2/$1?limit=1" |
+    python3 -c 'import json,sys; l=json.load(sys.stdin); print(len(l.get("items",[])) + l.get("metadata",{}).get("remainingItemCount",0))'
 }
 
 # Prints "CPU_SECONDS RSS_KIB HWM_KIB" of PID (user + system time, VmRSS,

@@ -6,7 +6,9 @@
 # on them (field index spec.nodeName, request limits raised: every caller
 # comes from 127.0.0.1) and runs bench/read_benchmark: Get, indexed List and
 # label-selected List at each client count, against informerd and the
-# apiserver. Stops informerd at the end.
+# apiserver. informerd runs alone on the machine's last CPU (taskset), the
+# control plane and the benchmark's callers on the others. Stops informerd
+# at the end.
 #
 # Usage: bench/read.sh [--quick]
 #   --quick  200 pods, 1 and 10 clients, 0.5 s per row (the smoke run)
@@ -24,6 +26,7 @@
 #   READ_GRPC_PORT (50074), READ_HTTP_PORT (8074)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
+source "$INFORMERD_ROOT/bench/lib.sh"
 cd "$INFORMERD_ROOT"
 
 count="${READ_COUNT:-10000}"
@@ -52,21 +55,9 @@ eval "$(hack/control-plane.sh env)"
 bazel build -c opt --symlink_prefix=/ //server:informerd //bench:bulk_loader //bench:read_benchmark >&2
 bin="$(bazel info -c opt bazel-bin 2>/dev/null)"
 
-token="$(cat "$INFORMERD_ADMIN_TOKEN_FILE")"
-# items RESOURCE NAMESPACE: how many objects the apiserver holds there.
-items() {
-  curl -sS --cacert "$INFORMERD_CA_FILE" -H "Authorization: Bearer $token" \
-    "$INFORMERD_APISERVER_URL/api/v1/namespaces/$2/$1?limit=1" |
-    python3 -c 'import json,sys; l=json.load(sys.stdin); print(len(l.get("items",[])) + l.get("metadata",{}).get("remainingItemCount",0))'
-}
-
 pods_ns="bench-coldsync-pods-$count"
 configmaps_ns="bench-coldsync-configmaps-$count"
-if (($(items pods "$pods_ns") < count)); then
-  "$bin/bench/bulk_loader" --apiserver_url "$INFORMERD_APISERVER_URL" \
-    --ca_file "$INFORMERD_CA_FILE" --token_file "$INFORMERD_ADMIN_TOKEN_FILE" \
-    --namespace_ "$pods_ns" --resource pods --count "$count" --concurrency 8 >&2
-fi
+bench::load "$bin" pods "$pods_ns" "$count"
 
 run_dir="$(mktemp -d)"
 cat >"$run_dir/config.yaml" <<YAML
@@ -75,7 +66,7 @@ resources:
     namespace: $pods_ns
     fieldIndexes: [spec.nodeName]
 YAML
-if (($(items configmaps "$configmaps_ns") > 0)); then
+if (($(bench::count configmaps "$configmaps_ns") > 0)); then
   cat >>"$run_dir/config.yaml" <<YAML
   - resource: configmaps
     namespace: $configmaps_ns
@@ -93,36 +84,32 @@ limits:
   requestBurstPerIdentity: 1000000
 YAML
 
-"$bin/server/informerd" --kubeconfig "$KUBECONFIG" --config "$run_dir/config.yaml" \
-  --grpc_address "127.0.0.1:$grpc_port" --http_address "127.0.0.1:$http_port" \
-  --log_level warning >"$run_dir/informerd.log" 2>&1 &
-informerd_pid=$!
+informerd_pid=""
 paused_pids=()
 cleanup() {
   ((${#paused_pids[@]} == 0)) || kill -CONT "${paused_pids[@]}" 2>/dev/null || true
-  kill "$informerd_pid" 2>/dev/null || true
-  wait "$informerd_pid" 2>/dev/null || true
+  if [[ -n "$informerd_pid" ]]; then
+    kill "$informerd_pid" 2>/dev/null || true
+    wait "$informerd_pid" 2>/dev/null || true
+  fi
+  bench::pin_control_plane all
   rm -rf "$run_dir"
 }
 trap cleanup EXIT
 
-for _ in $(seq 1200); do
-  curl -fs "http://127.0.0.1:$http_port/readyz" >/dev/null 2>&1 && break
-  kill -0 "$informerd_pid" 2>/dev/null ||
-    informerd::die "informerd exited: $(tail -5 "$run_dir/informerd.log")"
-  sleep 0.1
-done
-curl -fs "http://127.0.0.1:$http_port/readyz" >/dev/null ||
-  informerd::die "informerd did not become ready: $(tail -5 "$run_dir/informerd.log")"
-echo "informerd caches: $(curl -fs "http://127.0.0.1:$http_port/metrics" |
-  awk '/^informerd_cached_objects/{n += $NF} END{printf "%d", n}') objects"
+# informerd alone on a CPU; the control plane and the callers on the rest.
+bench::split_cpus
+bench::pin_control_plane "$bench_other_cpus"
+BENCH_INFORMERD_CPUS="$bench_server_cpu" bench::start_informerd "$bin" "$run_dir/config.yaml" \
+  "$grpc_port" "$http_port" "$run_dir/informerd.log"
+echo "informerd caches: $(bench::metric_sum "$http_port" informerd_cached_objects) objects, on CPU $bench_server_cpu alone (control plane and callers on $bench_other_cpus)"
 
 apiserver_pid="$(cat "$INFORMERD_CP_DIR/pids/kube-apiserver.pid")"
 common=(--informerd_address "127.0.0.1:$grpc_port" --informerd_pid "$informerd_pid"
   --apiserver_url "$INFORMERD_APISERVER_URL" --ca_file "$INFORMERD_CA_FILE"
   --token_file "$INFORMERD_ADMIN_TOKEN_FILE" --apiserver_pid "$apiserver_pid"
   --namespace_ "$pods_ns" --seconds "$seconds" --warmup_seconds "$warmup")
-"$bin/bench/read_benchmark" "${common[@]}" --index_value "${READ_INDEX_VALUE:-node-7}" \
+taskset -c "$bench_other_cpus" "$bin/bench/read_benchmark" "${common[@]}" --index_value "${READ_INDEX_VALUE:-node-7}" \
   --label_selector "${READ_LABEL_SELECTOR:-shard=7}" --clients "$clients" \
   --apiserver_clients "$apiserver_clients" --apiserver_etcd_clients "$apiserver_etcd_clients" \
   --paced_clients "$paced_clients" --paced_rate "$paced_rate" \
@@ -136,7 +123,7 @@ if [[ "$paused_control_plane" == 1 && -n "$open_loop_clients" ]]; then
   echo "open-loop rows again, kube-apiserver and etcd stopped (SIGSTOP) meanwhile:"
   paused_pids=("$apiserver_pid" "$(cat "$INFORMERD_CP_DIR/pids/etcd.pid")")
   kill -STOP "${paused_pids[@]}"
-  "$bin/bench/read_benchmark" "${common[@]}" --clients "" --apiserver_clients "" \
+  taskset -c "$bench_other_cpus" "$bin/bench/read_benchmark" "${common[@]}" --clients "" --apiserver_clients "" \
     --apiserver_etcd_clients "" --paced_clients "" --open_loop_clients "$open_loop_clients" \
     --open_loop_rates "$open_loop_rates" --target_note ", control plane stopped"
   kill -CONT "${paused_pids[@]}"
