@@ -9,6 +9,8 @@
 # informerd's upstream writes going on), and their ratios; then a
 # reconnect storm (bench/reconnect_benchmark: every
 # stream cut and resumed at once); then idle streams for RSS per watcher.
+# informerd and the probe run alone on the machine's last CPU (taskset),
+# the control plane, the writer and the watching clients on the others.
 # Stops both servers at the end.
 #
 # Usage: bench/fanout.sh [--quick]
@@ -62,8 +64,13 @@ run_dir="$(mktemp -d)"
 bench::one_caller_config "$ns" >"$run_dir/config.yaml"
 
 informerd_pid=""
+# informerd and the probe (the servers under test) alone on the last CPU;
+# the control plane, the writer and every watching client on the others.
+bench::split_cpus
+bench::pin_control_plane "$bench_other_cpus"
+clients=(taskset -c "$bench_other_cpus")
 start_informerd() {
-  bench::start_informerd "$bin" "$run_dir/config.yaml" "$grpc_port" "$http_port" \
+  BENCH_INFORMERD_CPUS="$bench_server_cpu" bench::start_informerd "$bin" "$run_dir/config.yaml" "$grpc_port" "$http_port" \
     "$run_dir/informerd.log"
 }
 stop_informerd() {
@@ -75,7 +82,7 @@ probe_pid=""
 # start_probe RATE: (re)starts the probe sending RATE events/s.
 start_probe() {
   stop_probe
-  "$bin/bench/grpc_probe" --address "127.0.0.1:$probe_port" --rate "$1" \
+  taskset -c "$bench_server_cpu" "$bin/bench/grpc_probe" --address "127.0.0.1:$probe_port" --rate "$1" \
     2>>"$run_dir/probe.log" &
   probe_pid=$!
   for _ in $(seq 50); do
@@ -94,6 +101,7 @@ stop_probe() {
 stop_servers() {
   stop_probe
   stop_informerd
+  bench::pin_control_plane all
   rm -rf "$run_dir"
 }
 trap stop_servers EXIT
@@ -115,16 +123,16 @@ row() {
   shift 3
   if [[ "$target" == probe ]]; then
     start_probe "$r"
-    "$bin/bench/fanout_benchmark" "${common[@]}" --target probe --probe_pid "$probe_pid" \
+    "${clients[@]}" "$bin/bench/fanout_benchmark" "${common[@]}" --target probe --probe_pid "$probe_pid" \
       --watchers "$n" "$@"
   elif [[ "$target" == probe+writes ]]; then
     # The probe under informerd's upstream load: the same writes go through
     # the apiserver to informerd, which no one watches.
     start_probe "$r"
-    "$bin/bench/fanout_benchmark" "${common[@]}" --target probe --probe_pid "$probe_pid" \
+    "${clients[@]}" "$bin/bench/fanout_benchmark" "${common[@]}" --target probe --probe_pid "$probe_pid" \
       --probe_background_rate "$r" --watchers "$n" "$@"
   else
-    "$bin/bench/fanout_benchmark" "${common[@]}" --target "$target" --rate "$r" \
+    "${clients[@]}" "$bin/bench/fanout_benchmark" "${common[@]}" --target "$target" --rate "$r" \
       --watchers "$n" "$@"
   fi
 }
@@ -202,9 +210,9 @@ set_common
 
 echo
 echo "reconnect storm: $reconnect streams cut and resumed at once, writes going on"
-"$bin/bench/reconnect_benchmark" --apiserver_url "$INFORMERD_APISERVER_URL" \
+"${clients[@]}" "$bin/bench/reconnect_benchmark" --apiserver_url "$INFORMERD_APISERVER_URL" \
   --ca_file "$INFORMERD_CA_FILE" --token_file "$INFORMERD_ADMIN_TOKEN_FILE" --namespace_ "$ns" \
   --informerd_address "127.0.0.1:$grpc_port" --informerd_admin "http://127.0.0.1:$http_port" \
   --informerd_pid "$informerd_pid" --watchers "$reconnect" --header
 echo
-"$bin/bench/fanout_benchmark" "${common[@]}" --target idle --watchers "$idle" --header
+"${clients[@]}" "$bin/bench/fanout_benchmark" "${common[@]}" --target idle --watchers "$idle" --header
