@@ -587,7 +587,7 @@ TEST_F(LimitsTest, WatchLimitPerIdentityLeavesOthersAlone) {
   auth::Authorizer authorizer(&reviewer, {});
   InProcessServerOptions options;
   options.service.authorizer = &authorizer;
-  options.service.max_watches_per_identity = 2;
+  options.service.limits.max_watches_per_identity = 2;
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
 
@@ -886,7 +886,7 @@ TEST_F(LimitsTest, InitialEventsHeldAreBudgetedPerCaller) {
   const std::string data(4000, 'd');
   for (int i = 0; i < 100; ++i) CreateConfigMap(ns, absl::StrCat("cm-", i), {}, data);
   InProcessServerOptions options;
-  options.service.max_initial_bytes_per_identity = 100 << 10;  // a quarter of one list
+  options.service.limits.max_initial_bytes_per_identity = 100 << 10;  // a quarter of one list
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
   std::unique_ptr<v1::Cache::Stub> stub = NonReadingClient(server.port());
@@ -932,8 +932,8 @@ TEST_F(LimitsTest, AFloodOfBadTokensCostsBoundedReviewsAndDelaysNoOne) {
   auth::Authorizer authorizer(&reviewer, {});
   InProcessServerOptions options;
   options.service.authorizer = &authorizer;
-  options.service.token_reviews.per_identity_per_second = 5;
-  options.service.token_reviews.per_identity_burst = 20;
+  options.service.limits.token_reviews.per_identity_per_second = 5;
+  options.service.limits.token_reviews.per_identity_burst = 20;
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
 
