@@ -25,6 +25,7 @@
 #   FANOUT_IDLE (10000)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
+source "$INFORMERD_ROOT/bench/lib.sh"
 cd "$INFORMERD_ROOT"
 
 quick=false
@@ -57,33 +58,13 @@ bin="$(bazel info -c opt bazel-bin 2>/dev/null)"
 
 ns="bench-fanout-$(date +%s)-$$"
 run_dir="$(mktemp -d)"
-cat >"$run_dir/config.yaml" <<YAML
-resources:
-  - resource: configmaps
-    namespace: $ns
-# Every benchmark stream comes from one address, which the default
-# per-caller limits (1000 watches, 200 requests/s) would refuse.
-limits:
-  maxWatches: 20000
-  maxWatchesPerIdentity: 20000
-  requestsPerSecond: 100000
-  requestBurst: 100000
-  requestsPerSecondPerIdentity: 100000
-  requestBurstPerIdentity: 100000
-YAML
+# Every benchmark stream comes from one address.
+bench::one_caller_config "$ns" >"$run_dir/config.yaml"
 
 informerd_pid=""
-# start_informerd: starts informerd and waits until it is ready.
 start_informerd() {
-  "$bin/server/informerd" --kubeconfig "$KUBECONFIG" --config "$run_dir/config.yaml" \
-    --grpc_address "127.0.0.1:$grpc_port" --http_address "127.0.0.1:$http_port" \
-    --log_level warning >>"$run_dir/informerd.log" 2>&1 &
-  informerd_pid=$!
-  for _ in $(seq 100); do
-    curl -fs "http://127.0.0.1:$http_port/readyz" >/dev/null 2>&1 && return 0
-    sleep 0.2
-  done
-  informerd::die "informerd did not become ready; see $run_dir/informerd.log"
+  bench::start_informerd "$bin" "$run_dir/config.yaml" "$grpc_port" "$http_port" \
+    "$run_dir/informerd.log"
 }
 stop_informerd() {
   kill "$informerd_pid" 2>/dev/null || true

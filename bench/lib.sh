@@ -1,7 +1,7 @@
-# Shared functions for the benchmark scripts that sync objects from a
-# control plane of `hack/control-plane.sh env` (coldsync.sh,
-# upstream_list.sh). Source it after hack/lib.sh, with the control plane's
-# variables in the environment; it defines functions and nothing else.
+# Shared functions for the benchmark scripts that run against a control
+# plane of `hack/control-plane.sh env`. Source it after hack/lib.sh, with
+# the control plane's variables in the environment by the time a function
+# is called; it defines functions and nothing else.
 
 # Prints the bazel-bin of an optimized build of informerd and bulk_loader,
 # building them first.
@@ -55,6 +55,26 @@ bench::process_stats() {
   ticks="$(awk '{print $14 + $15}' "/proc/$1/stat")"
   echo "$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.2f", t / hz}')" \
     "$(awk '/^VmRSS:/{print $2}' "/proc/$1/status")" "$(awk '/^VmHWM:/{print $2}' "/proc/$1/status")"
+}
+
+# Prints an informerd config serving the ConfigMaps of NAMESPACE to
+# thousands of streams from one address: one caller, whose streams beyond
+# the default per-caller limits (1000 watches, 200 requests/s) would be
+# refused.
+# Usage: bench::one_caller_config NAMESPACE
+bench::one_caller_config() {
+  cat <<YAML
+resources:
+  - resource: configmaps
+    namespace: $1
+limits:
+  maxWatches: 20000
+  maxWatchesPerIdentity: 20000
+  requestsPerSecond: 100000
+  requestBurst: 100000
+  requestsPerSecondPerIdentity: 100000
+  requestBurstPerIdentity: 100000
+YAML
 }
 
 # Starts BIN's informerd with CONFIG, gRPC on 127.0.0.1:GRPC_PORT and HTTP

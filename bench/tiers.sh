@@ -80,20 +80,8 @@ for ((i = 1; i <= max_leaves; i++)); do
 done
 
 ns="bench-tiers"
-# Every watcher of one informerd comes from one address (10.77.0.1), one
-# caller: without these limits its streams beyond 1000 would be refused.
-cat >"$run_dir/config.yaml" <<YAML
-resources:
-  - resource: configmaps
-    namespace: $ns
-limits:
-  maxWatches: 20000
-  maxWatchesPerIdentity: 20000
-  requestsPerSecond: 100000
-  requestBurst: 100000
-  requestsPerSecondPerIdentity: 100000
-  requestBurstPerIdentity: 100000
-YAML
+# Every watcher of one informerd comes from one address (10.77.0.1).
+bench::one_caller_config "$ns" >"$run_dir/config.yaml"
 root_command="$bin/server/informerd --kubeconfig $KUBECONFIG --config $run_dir/config.yaml \
 --grpc_address 10.77.0.1:$port --http_address 10.77.0.1:$http_port --allow_unauthenticated \
 --log_level warning 2>>$run_dir/root.log"
