@@ -576,17 +576,21 @@ v1::WatchRequest WatchList(const std::string& ns) {
   return request;
 }
 
-class LimitsTest : public ::testing::Test {};
+// Limits per caller, told apart by an Authorizer that asks the apiserver
+// (or by their address where the test sets none).
+class LimitsTest : public ::testing::Test {
+ protected:
+  const std::string admin_ = ReadFileFromEnv("INFORMERD_ADMIN_TOKEN_FILE");
+  auth::KubeReviewer kube_reviewer_{&AdminClient()};
+  auth::Authorizer authorizer_{&kube_reviewer_, {}};
+};
 
 TEST_F(LimitsTest, WatchLimitPerIdentityLeavesOthersAlone) {
   BobCanRead grant("authz-limits");
   const std::string& ns = grant.ns;
   const std::string& bob = grant.bob;
-  std::string admin = ReadFileFromEnv("INFORMERD_ADMIN_TOKEN_FILE");
-  auth::KubeReviewer reviewer(&AdminClient());
-  auth::Authorizer authorizer(&reviewer, {});
   InProcessServerOptions options;
-  options.service.authorizer = &authorizer;
+  options.service.authorizer = &authorizer_;
   options.service.limits.max_watches_per_identity = 2;
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
@@ -615,7 +619,7 @@ TEST_F(LimitsTest, WatchLimitPerIdentityLeavesOthersAlone) {
             "too many concurrent Watch streams for \"user:bob\": the limit is 2 per caller; "
             "close some and retry");
   // Another identity is unaffected.
-  auto other = open(admin, &admin_context);
+  auto other = open(admin_, &admin_context);
   ASSERT_TRUE(other->Read(&event)) << other->Finish().error_message();
   // And bob's admitted streams keep streaming.
   CreateConfigMap(ns, "after-limit", {});
@@ -634,11 +638,8 @@ TEST_F(LimitsTest, WaitingReadsAreCappedPerIdentity) {
   BobCanRead grant("authz-waiting");
   const std::string& ns = grant.ns;
   const std::string& bob = grant.bob;
-  std::string admin = ReadFileFromEnv("INFORMERD_ADMIN_TOKEN_FILE");
-  auth::KubeReviewer reviewer(&AdminClient());
-  auth::Authorizer authorizer(&reviewer, {});
   InProcessServerOptions options;
-  options.service.authorizer = &authorizer;
+  options.service.authorizer = &authorizer_;
   options.service.version_wait = absl::Seconds(5);
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
@@ -653,7 +654,7 @@ TEST_F(LimitsTest, WaitingReadsAreCappedPerIdentity) {
   };
   auto admin_get = [&] {
     grpc::ClientContext context;
-    context.AddMetadata("authorization", "Bearer " + admin);
+    context.AddMetadata("authorization", "Bearer " + admin_);
     context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
     v1::GetResponse response;
     absl::Time start = absl::Now();
@@ -758,8 +759,7 @@ TEST_F(LimitsTest, AWatchThatCannotBeReauthorizedEndsAfterTheGrace) {
   BobCanRead grant("authz-grace");
   const std::string& ns = grant.ns;
   const std::string& bob = grant.bob;
-  auth::KubeReviewer kube_reviewer(&AdminClient());
-  CountingReviewer reviewer(&kube_reviewer);
+  CountingReviewer reviewer(&kube_reviewer_);
   auth::AuthorizerOptions authorizer_options;
   authorizer_options.token_ttl = absl::Seconds(1);
   authorizer_options.decision_ttl = absl::Seconds(1);
@@ -927,8 +927,7 @@ TEST_F(LimitsTest, AFloodOfBadTokensCostsBoundedReviewsAndDelaysNoOne) {
   BobCanRead grant("authz-flood");
   const std::string& ns = grant.ns;
   const std::string& bob = grant.bob;
-  auth::KubeReviewer kube_reviewer(&AdminClient());
-  CountingReviewer reviewer(&kube_reviewer);
+  CountingReviewer reviewer(&kube_reviewer_);
   auth::Authorizer authorizer(&reviewer, {});
   InProcessServerOptions options;
   options.service.authorizer = &authorizer;
