@@ -20,6 +20,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "informerd/v1/informerd.grpc.pb.h"
+#include "server/kube/recording_sink.h"
 
 namespace informerd::tier {
 namespace {
@@ -29,48 +30,16 @@ using ::testing::ElementsAre;
 constexpr absl::Duration kWait = absl::Seconds(10);
 
 // Records every sink call as a line, e.g. "item a 5" or "end 10".
-class RecordingSink : public kube::ListWatchSink {
+class RecordingSink : public kube::RecordingSink {
  public:
-  void OnListStart() override { Record("start"); }
-  void OnListItem(rapidjson::Value& object) override { Record("item " + Describe(object)); }
-  void OnListEnd(std::string_view resource_version) override {
-    Record("end " + std::string(resource_version));
-  }
-  void OnWatchEvent(kube::WatchEventType type, rapidjson::Value& object) override {
-    static constexpr const char* kNames[] = {"added", "modified", "deleted"};
-    Record(std::string(kNames[static_cast<int>(type)]) + " " + Describe(object));
-  }
-  void OnBookmark(std::string_view resource_version) override {
-    Record("bookmark " + std::string(resource_version));
-  }
-
-  // Waits until `line` has been recorded.
-  bool WaitFor(const std::string& line) {
-    absl::MutexLock lock(&mu_);
-    auto seen = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-      return std::find(lines_.begin(), lines_.end(), line) != lines_.end();
-    };
-    return mu_.AwaitWithTimeout(absl::Condition(&seen), kWait);
-  }
-
-  std::vector<std::string> lines() {
-    absl::MutexLock lock(&mu_);
-    return lines_;
-  }
+  RecordingSink() : kube::RecordingSink(NameAndVersion) {}
 
  private:
-  static std::string Describe(const rapidjson::Value& object) {
+  static std::string NameAndVersion(const rapidjson::Value& object) {
     const rapidjson::Value& metadata = object["metadata"];
     return absl::StrCat(metadata["name"].GetString(), " ",
                         metadata["resourceVersion"].GetString());
   }
-  void Record(std::string line) {
-    absl::MutexLock lock(&mu_);
-    lines_.push_back(std::move(line));
-  }
-
-  absl::Mutex mu_;
-  std::vector<std::string> lines_ ABSL_GUARDED_BY(mu_);
 };
 
 v1::WatchEvent Event(v1::WatchEvent::Type type, const std::string& name,
