@@ -576,6 +576,56 @@ v1::WatchRequest WatchList(const std::string& ns) {
   return request;
 }
 
+// Unary calls sent at once, each with a bearer token and a deadline; their
+// statuses are kept as the answers come. Must outlive the calls' answers.
+template <typename Response>
+class CallFlood {
+ public:
+  // Starts one call: `start(context, response, done)` sends it, asynchronously.
+  template <typename Start>
+  void Send(const std::string& token, absl::Duration timeout, Start start) {
+    calls_.push_back(std::make_unique<Call>());
+    Call* call = calls_.back().get();
+    call->context.AddMetadata("authorization", "Bearer " + token);
+    call->context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+    start(&call->context, &call->response, [this, call](grpc::Status status) {
+      absl::MutexLock lock(&mu_);
+      call->status = std::move(status);
+      ++answered_;
+    });
+  }
+
+  // Waits up to `timeout` until at least `count` calls are answered.
+  bool WaitForAnswers(int count, absl::Duration timeout) {
+    absl::MutexLock lock(&mu_);
+    auto enough = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return answered_ >= count; };
+    return mu_.AwaitWithTimeout(absl::Condition(&enough), timeout);
+  }
+
+  int answered() {
+    absl::MutexLock lock(&mu_);
+    return answered_;
+  }
+
+  // In the order sent; REQUIRES: every call answered.
+  std::vector<grpc::Status> statuses() {
+    absl::MutexLock lock(&mu_);
+    std::vector<grpc::Status> statuses;
+    for (const auto& call : calls_) statuses.push_back(call->status);
+    return statuses;
+  }
+
+ private:
+  struct Call {
+    grpc::ClientContext context;
+    Response response;
+    grpc::Status status;
+  };
+  std::vector<std::unique_ptr<Call>> calls_;
+  absl::Mutex mu_;
+  int answered_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
 // Limits per caller, told apart by an Authorizer that asks the apiserver
 // (or by their address where the test sets none).
 class LimitsTest : public ::testing::Test {
@@ -675,55 +725,31 @@ TEST_F(LimitsTest, WaitingReadsAreCappedPerIdentity) {
 
   constexpr int kFlood = 400;
   const v1::GetRequest far_future = get_request("999999999999");
-  struct Call {
-    grpc::ClientContext context;
-    v1::GetResponse response;
-    grpc::Status status;
-  };
-  std::vector<std::unique_ptr<Call>> calls;
-  absl::Mutex mu;
-  int done = 0;
+  CallFlood<v1::GetResponse> flood;
   for (int i = 0; i < kFlood; ++i) {
-    calls.push_back(std::make_unique<Call>());
-    Call* call = calls.back().get();
-    call->context.AddMetadata("authorization", "Bearer " + bob);
-    call->context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
-    server.stub().async()->Get(&call->context, &far_future, &call->response,
-                               [call, &mu, &done](grpc::Status status) {
-                                 absl::MutexLock lock(&mu);
-                                 call->status = std::move(status);
-                                 ++done;
-                               });
+    flood.Send(bob, absl::Seconds(30), [&](auto* context, auto* response, auto done) {
+      server.stub().async()->Get(context, &far_future, response, std::move(done));
+    });
   }
   // All but bob's allowance are refused without waiting: the flood is
   // settled down to the waiting few while they still wait.
-  {
-    absl::MutexLock lock(&mu);
-    ASSERT_TRUE(mu.AwaitWithTimeout(absl::Condition(
-                                        +[](int* d) { return *d >= kFlood - 8; }, &done),
-                                    absl::Seconds(4)))
-        << done << " of " << kFlood << " answered";
-  }
+  ASSERT_TRUE(flood.WaitForAnswers(kFlood - 8, absl::Seconds(4)))
+      << flood.answered() << " of " << kFlood << " answered";
   absl::Duration flooded = absl::ZeroDuration();
   for (int i = 0; i < 20; ++i) flooded = std::max(flooded, admin_get());
   EXPECT_LT(flooded, unflooded * 2 + absl::Milliseconds(100))
       << "unflooded max " << unflooded << ", flooded max " << flooded;
-  {
-    absl::MutexLock lock(&mu);
-    ASSERT_TRUE(mu.AwaitWithTimeout(
-        absl::Condition(+[](int* d) { return *d == kFlood; }, &done), absl::Seconds(20)));
-  }
+  ASSERT_TRUE(flood.WaitForAnswers(kFlood, absl::Seconds(20)));
   int refused = 0, timed_out = 0;
-  for (const auto& call : calls) {
-    if (call->status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+  for (const grpc::Status& status : flood.statuses()) {
+    if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
       ++refused;
-      EXPECT_EQ(call->status.error_message(),
+      EXPECT_EQ(status.error_message(),
                 "too many reads waiting for a resource version for \"user:bob\": the limit is 8 "
                 "per caller; close some and retry");
     } else {
       ++timed_out;
-      EXPECT_EQ(call->status.error_code(), grpc::StatusCode::UNAVAILABLE)
-          << call->status.error_message();
+      EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
     }
   }
   EXPECT_EQ(timed_out, 8);
@@ -957,45 +983,26 @@ TEST_F(LimitsTest, AFloodOfBadTokensCostsBoundedReviewsAndDelaysNoOne) {
   const int reviews_before = reviewer.token_reviews.load();
 
   constexpr int kFlood = 1000;
-  struct Call {
-    grpc::ClientContext context;
-    v1::ListResponse response;
-    grpc::Status status;
-  };
-  std::vector<std::unique_ptr<Call>> calls;
-  absl::Mutex mu;
-  int done = 0;
+  CallFlood<v1::ListResponse> flood;
   std::mt19937_64 random(7);
   const std::string alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_";
   absl::Time flood_start = absl::Now();
   for (int i = 0; i < kFlood; ++i) {
     std::string token(6000, 'x');
     for (char& c : token) c = alphabet[random() % alphabet.size()];
-    calls.push_back(std::make_unique<Call>());
-    Call* call = calls.back().get();
-    call->context.AddMetadata("authorization", "Bearer " + token);
-    call->context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
-    server.stub().async()->List(&call->context, &request, &call->response,
-                                [call, &mu, &done](grpc::Status status) {
-                                  absl::MutexLock lock(&mu);
-                                  call->status = std::move(status);
-                                  ++done;
-                                });
+    flood.Send(token, absl::Seconds(60), [&](auto* context, auto* response, auto done) {
+      server.stub().async()->List(context, &request, response, std::move(done));
+    });
   }
   absl::Duration flooded = bobs_slowest_list();
-  {
-    absl::MutexLock lock(&mu);
-    ASSERT_TRUE(mu.AwaitWithTimeout(
-        absl::Condition(+[](int* d) { return *d == kFlood; }, &done), absl::Seconds(60)));
-  }
+  ASSERT_TRUE(flood.WaitForAnswers(kFlood, absl::Seconds(60)));
   absl::Duration flood_time = absl::Now() - flood_start;
   int refused = 0, rejected = 0;
-  for (const auto& call : calls) {
-    if (call->status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+  for (const grpc::Status& status : flood.statuses()) {
+    if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
       ++refused;
     } else {
-      EXPECT_EQ(call->status.error_code(), grpc::StatusCode::UNAUTHENTICATED)
-          << call->status.error_message();
+      EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED) << status.error_message();
       ++rejected;
     }
   }
