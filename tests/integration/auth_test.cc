@@ -86,6 +86,16 @@ void GrantBobClusterRead(const std::string& prefix) {
                       "bob"));
 }
 
+// A Watch of the namespace's ConfigMaps from resourceVersion "0": its
+// current state first, then its changes.
+v1::WatchRequest WatchFromState(const std::string& ns) {
+  v1::WatchRequest request;
+  request.mutable_resource()->set_resource("configmaps");
+  request.set_namespace_(ns);
+  request.set_resource_version("0");
+  return request;
+}
+
 class AuthTest : public ::testing::Test {
  protected:
   struct Identity {
@@ -174,10 +184,7 @@ class AuthTest : public ::testing::Test {
   // Starts a Watch from "0" (the current state first) and returns its
   // status: OK once the first event arrives.
   static grpc::Status WatchStarts(const std::string& token, const std::string& ns) {
-    v1::WatchRequest request;
-    *request.mutable_resource() = ConfigMaps();
-    request.set_namespace_(ns);
-    request.set_resource_version("0");
+    const v1::WatchRequest request = WatchFromState(ns);
     std::unique_ptr<grpc::ClientContext> context = Context(token);
     std::unique_ptr<grpc::ClientReader<v1::WatchEvent>> reader =
         server_->stub().Watch(context.get(), request);
@@ -291,10 +298,7 @@ TEST_F(AuthTest, RevokingTheBindingEndsAnOpenWatch) {
   const Identity& alice = (*identities_)[0];
   AwaitApiStatus(*alice.client, absl::StrCat("/api/v1/namespaces/", ns, "/configmaps"), 200);
 
-  v1::WatchRequest request;
-  *request.mutable_resource() = ConfigMaps();
-  request.set_namespace_(ns);
-  request.set_resource_version("0");
+  const v1::WatchRequest request = WatchFromState(ns);
   std::unique_ptr<grpc::ClientContext> context = Context(alice.token, absl::Seconds(45));
   std::unique_ptr<grpc::ClientReader<v1::WatchEvent>> reader =
       server_->stub().Watch(context.get(), request);
@@ -645,11 +649,8 @@ TEST_F(LimitsTest, WatchLimitPerIdentityLeavesOthersAlone) {
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
 
-  v1::WatchRequest request;
-  request.mutable_resource()->set_resource("configmaps");
-  request.set_namespace_(ns);
-  // From "0": the current state first, so a first event proves admission.
-  request.set_resource_version("0");
+  // The current state first, so a first event proves admission.
+  const v1::WatchRequest request = WatchFromState(ns);
   auto open = [&](const std::string& token, grpc::ClientContext* context) {
     context->AddMetadata("authorization", "Bearer " + token);
     context->set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
@@ -797,10 +798,7 @@ TEST_F(LimitsTest, AWatchThatCannotBeReauthorizedEndsAfterTheGrace) {
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
 
-  v1::WatchRequest request;
-  request.mutable_resource()->set_resource("configmaps");
-  request.set_namespace_(ns);
-  request.set_resource_version("0");
+  v1::WatchRequest request = WatchFromState(ns);
   request.set_allow_bookmarks(true);
   grpc::ClientContext context;
   context.AddMetadata("authorization", "Bearer " + bob);
@@ -836,10 +834,7 @@ TEST_F(LimitsTest, OldConnectionsAreClosedAfterTheirGrace) {
   options.transport.max_connection_age_grace = absl::Seconds(1);
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
-  v1::WatchRequest request;
-  request.mutable_resource()->set_resource("configmaps");
-  request.set_namespace_(ns);
-  request.set_resource_version("0");
+  const v1::WatchRequest request = WatchFromState(ns);
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
   absl::Time start = absl::Now();
