@@ -41,13 +41,7 @@ eval "$(hack/control-plane.sh env)"
 bin="$(bench::build_opt)"
 clientgo="$(bench::clientgo_binary)"
 
-run_dir="$(mktemp -d)"
-informerd_pid=""
-cleanup() {
-  [[ -n "$informerd_pid" ]] && kill "$informerd_pid" 2>/dev/null && wait "$informerd_pid" 2>/dev/null
-  rm -rf "$run_dir"
-}
-trap cleanup EXIT
+bench::make_run_dir
 
 api() { bench::api "$@"; }
 process_stats() { bench::process_stats "$@"; }
@@ -132,10 +126,7 @@ done
 # median RESOURCE SYSTEM COLUMN: the median of a column of $results (3 =
 # seconds, 4 = CPU), the mean of the middle two for an even count.
 median() {
-  awk -v r="$1" -v s="$2" -v col="$3" '$1 == r && $2 == s {print $col}' "$results" |
-    sort -g | awk '{v[NR] = $1} END{
-      if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
-      else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+  awk -v r="$1" -v s="$2" -v col="$3" '$1 == r && $2 == s {print $col}' "$results" | bench::median
 }
 
 echo

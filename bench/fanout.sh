@@ -70,7 +70,8 @@ bench::split_cpus
 bench::pin_control_plane "$bench_other_cpus"
 clients=(taskset -c "$bench_other_cpus")
 start_informerd() {
-  BENCH_INFORMERD_CPUS="$bench_server_cpu" bench::start_informerd "$bin" "$run_dir/config.yaml" "$grpc_port" "$http_port" \
+  BENCH_INFORMERD_CPUS="$bench_server_cpu" bench::start_informerd "$bin" "$run_dir/config.yaml" \
+    "$grpc_port" "$http_port" \
     "$run_dir/informerd.log"
 }
 stop_informerd() {

@@ -24,6 +24,30 @@ bench::clientgo_binary() {
   echo "$binary"
 }
 
+# Sets run_dir to a new temporary directory and informerd_pid to none; on
+# exit, stops the informerd of informerd_pid (when one is set) and removes
+# run_dir.
+bench::make_run_dir() {
+  run_dir="$(mktemp -d)"
+  informerd_pid=""
+  trap bench::cleanup EXIT
+}
+bench::cleanup() {
+  if [[ -n "${informerd_pid:-}" ]]; then
+    kill "$informerd_pid" 2>/dev/null || true
+    wait "$informerd_pid" 2>/dev/null || true
+  fi
+  rm -rf "$run_dir"
+}
+
+# Prints the median of the numbers on stdin (one a line), the mean of the
+# middle two for an even count, "nan" for none.
+bench::median() {
+  sort -g | awk '{v[NR] = $1} END{
+    if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
+    else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 # Calls the apiserver as the admin: bench::api CURL_ARG...
 bench::api() {
   curl -sS --cacert "$INFORMERD_CA_FILE" \

@@ -39,13 +39,7 @@ eval "$(hack/control-plane.sh env)"
 bin="$(bench::build_opt)"
 bazel build -c opt --symlink_prefix=/ //bench:stalled_watchlists >&2
 
-run_dir="$(mktemp -d)"
-informerd_pid=""
-cleanup() {
-  if [[ -n "$informerd_pid" ]]; then kill "$informerd_pid" 2>/dev/null || true; fi
-  rm -rf "$run_dir"
-}
-trap cleanup EXIT
+bench::make_run_dir
 
 ns="bench-stalled-$objects-$object_bytes"
 bench::load "$bin" configmaps "$ns" "$objects" "$object_bytes"

@@ -39,13 +39,7 @@ eval "$(hack/control-plane.sh env)"
 bin="$(bench::build_opt)"
 clientgo="$(bench::clientgo_binary)"
 
-run_dir="$(mktemp -d)"
-informerd_pid=""
-cleanup() {
-  if [[ -n "$informerd_pid" ]]; then kill "$informerd_pid" 2>/dev/null || true; fi
-  rm -rf "$run_dir"
-}
-trap cleanup EXIT
+bench::make_run_dir
 
 api() { bench::api -f "$@"; }
 ns="bench-upstream-pods-$count"
@@ -125,9 +119,7 @@ done
 
 # median SYSTEM COLUMN (2 = peak MiB, 3 = CPU s, 4 = allocated MiB) of $results.
 median() {
-  awk -v s="$1" -v col="$2" '$1 == s {print $col}' "$results" | sort -g | awk '{v[NR] = $1} END{
-    if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
-    else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+  awk -v s="$1" -v col="$2" '$1 == s {print $col}' "$results" | bench::median
 }
 echo
 echo "Medians of $rounds rounds:"

@@ -139,16 +139,7 @@ absl::Status Server::StartAll() {
   service_options.authorizer = authorizer_.get();
   service_options.auth_recheck_interval = config.auth.recheck_interval;
   service_options.auth_recheck_grace = config.auth.recheck_grace;
-  service_options.max_watches = config.limits.max_watches;
-  service_options.max_watches_per_identity = config.limits.max_watches_per_identity;
-  service_options.max_lists = config.limits.max_lists;
-  service_options.max_lists_per_identity = config.limits.max_lists_per_identity;
-  service_options.max_waiting_reads = config.limits.max_waiting_reads;
-  service_options.max_initial_bytes = config.limits.max_initial_bytes;
-  service_options.max_initial_bytes_per_identity = config.limits.max_initial_bytes_per_identity;
-  service_options.max_waiting_reads_per_identity = config.limits.max_waiting_reads_per_identity;
-  service_options.rates = config.limits.rates;
-  service_options.token_reviews = config.limits.token_reviews;
+  service_options.limits = config.limits;
   cache_service_ = std::make_unique<service::CacheService>(&registry_, &metrics_, service_options);
 
   grpc::EnableDefaultHealthCheckService(true);

@@ -95,25 +95,11 @@ func main() {
 	switch *resource {
 	case "configmaps":
 		typed := client.CoreV1().ConfigMaps(*namespace)
-		listWatch = &cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (apiruntime.Object, error) {
-				return typed.List(ctx, o)
-			},
-			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				return typed.Watch(ctx, o)
-			},
-		}
+		listWatch = typedListWatch(typed.List, typed.Watch)
 		example = &corev1.ConfigMap{}
 	case "pods":
 		typed := client.CoreV1().Pods(*namespace)
-		listWatch = &cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (apiruntime.Object, error) {
-				return typed.List(ctx, o)
-			},
-			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				return typed.Watch(ctx, o)
-			},
-		}
+		listWatch = typedListWatch(typed.List, typed.Watch)
 		example = &corev1.Pod{}
 	default:
 		fmt.Fprintln(os.Stderr, "resource: want configmaps or pods, got", *resource)
@@ -144,4 +130,17 @@ func main() {
 	fmt.Printf("objects=%d synced_seconds=%.3f cpu_seconds=%.2f peak_kib=%d steady_kib=%d\n",
 		objects, synced.Seconds(), cpuSynced, peakKiB, steadyKiB)
 	close(stop)
+}
+
+// typedListWatch is the ListWatch of a typed client's List and Watch.
+func typedListWatch[L apiruntime.Object](
+	list func(context.Context, metav1.ListOptions) (L, error),
+	watchFunc func(context.Context, metav1.ListOptions) (watch.Interface, error),
+) *cache.ListWatch {
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (apiruntime.Object, error) {
+			return list(ctx, o)
+		},
+		WatchFuncWithContext: watchFunc,
+	}
 }

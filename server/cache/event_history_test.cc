@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+#include <vector>
+
 #include "server/cache/test_objects.h"
 
 namespace informerd::cache {
@@ -14,6 +17,13 @@ Event At(uint64_t version, absl::Time time) {
   event.resume_version = version;
   event.time = time;
   return event;
+}
+
+// Events at `versions`, oldest first, all at `time`.
+std::vector<Event> AtEach(std::initializer_list<uint64_t> versions, absl::Time time) {
+  std::vector<Event> events;
+  for (uint64_t version : versions) events.push_back(At(version, time));
+  return events;
 }
 
 TEST(EventHistory, PositionAfterFindsTheNextEvent) {
@@ -84,10 +94,7 @@ TEST(EventHistory, PrependedEventsComeBeforeAndKeepTakenPositions) {
   history.Append(At(25, now), now);
   const uint64_t taken = history.PositionAfter(20).value();
   EXPECT_FALSE(history.PositionAfter(12).has_value());
-  std::vector<Event> older;
-  older.push_back(At(14, now));
-  older.push_back(At(20, now));
-  ASSERT_TRUE(history.Prepend(std::move(older), 12));
+  ASSERT_TRUE(history.Prepend(AtEach({14, 20}, now), 12));
   EXPECT_EQ(history.oldest_version(), 12u);
   EXPECT_EQ(history.size(), 3u);
   EXPECT_EQ(history.At(taken)->resource_version, 25u);
@@ -105,10 +112,7 @@ TEST(EventHistory, PrependBeyondMaxEventsChangesNothing) {
   HistoryLimits limits{.window = absl::Hours(1), .min_events = 1, .max_events = 2};
   EventHistory history(limits, 20);
   history.Append(At(25, now), now);
-  std::vector<Event> older;
-  older.push_back(At(14, now));
-  older.push_back(At(20, now));
-  EXPECT_FALSE(history.Prepend(std::move(older), 12));
+  EXPECT_FALSE(history.Prepend(AtEach({14, 20}, now), 12));
   EXPECT_EQ(history.oldest_version(), 20u);
   EXPECT_EQ(history.size(), 1u);
 }

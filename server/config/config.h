@@ -14,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "server/cache/event_history.h"
-#include "server/limits/rate_limiter.h"
+#include "server/limits/request_limits.h"
 #include "server/limits/transport_limits.h"
 
 namespace informerd::config {
@@ -75,20 +75,9 @@ struct TlsConfig {
   bool http = false;
 };
 
-// Per caller identity and in total.
-struct LimitsConfig {
-  size_t max_watches = 10000;
-  size_t max_watches_per_identity = 1000;
-  size_t max_lists = 256;
-  size_t max_lists_per_identity = 16;
-  size_t max_waiting_reads = 64;
-  size_t max_waiting_reads_per_identity = 8;
-  size_t max_initial_bytes = size_t{2} << 30;
-  size_t max_initial_bytes_per_identity = size_t{256} << 20;
-  // Requests (List, Get, ListResources and Watch starts) per second.
-  limits::RateLimits rates;
-  // TokenReviews for tokens not cached, per client address and in total.
-  limits::RateLimits token_reviews = limits::DefaultTokenReviewLimits();
+// The cache service's request limits (CacheServiceOptions::limits) and the
+// gRPC server's transport limits.
+struct LimitsConfig : limits::RequestLimits {
   limits::TransportLimits transport;
 };
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "rapidjson/document.h"
+#include "server/kube/chunked_fuzz_input.h"
 #include "server/kube/list_stream_decoder.h"
 #include "server/kube/member_cut_oracle.h"
 
@@ -27,14 +28,13 @@ Decoded Decode(std::string_view body, size_t chunk_size,
   informerd::kube::ListStreamDecoder decoder(
       informerd::kube::ListStreamDecoder::kDefaultMaxItemBytes, std::move(erase_member));
   Decoded decoded;
-  for (size_t offset = 0; offset < body.size(); offset += chunk_size) {
-    absl::Status status =
-        decoder.Feed(body.substr(offset, chunk_size), [&](std::string* item) {
-          if (item->empty()) abort();
-          decoded.items.push_back(*item);
-          return absl::OkStatus();
-        });
-    if (status.ok()) continue;
+  absl::Status status =
+      informerd::kube::FeedInChunks(decoder, body, chunk_size, [&](std::string* item) {
+        if (item->empty()) abort();
+        decoded.items.push_back(*item);
+        return absl::OkStatus();
+      });
+  if (!status.ok()) {
     if (status.code() != absl::StatusCode::kDataLoss &&
         status.code() != absl::StatusCode::kResourceExhausted) {
       abort();
@@ -50,10 +50,11 @@ Decoded Decode(std::string_view body, size_t chunk_size,
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size == 0) return 0;
-  // The first byte picks the chunk size, the rest is the body.
-  const size_t chunk_size = 1 + data[0] % 64;
-  const std::string body(reinterpret_cast<const char*>(data) + 1, size - 1);
+  const std::optional<informerd::kube::ChunkedFuzzInput> input =
+      informerd::kube::ReadChunkedFuzzInput(data, size);
+  if (!input) return 0;
+  const size_t chunk_size = input->chunk_size;
+  const std::string body(input->body);
   const Decoded whole = Decode(body, body.size() + 1);
   const Decoded chunked = Decode(body, chunk_size);
   if (whole.ok != chunked.ok || whole.items != chunked.items) abort();

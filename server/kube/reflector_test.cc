@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "rapidjson/document.h"
 #include "server/kube/fake_api_server.h"
+#include "server/kube/recording_sink.h"
 
 namespace informerd::kube {
 namespace {
@@ -28,61 +29,36 @@ std::string Name(const rapidjson::Value& object) {
   return object["metadata"]["name"].GetString();
 }
 
-// Records every sink call as a line, e.g. "item a" or "end 10".
-class RecordingSink : public ListWatchSink {
+// The name, and whether managedFields reached the sink.
+std::string NameAndManaged(const rapidjson::Value& object) {
+  auto metadata = object.FindMember("metadata");
+  const bool managed = metadata != object.MemberEnd() && metadata->value.IsObject() &&
+                       metadata->value.HasMember("managedFields");
+  return Name(object) + (managed ? " with managedFields" : "");
+}
+
+// Records every sink call as a line, e.g. "item a" or "end 10", and keeps
+// the last watch event's string "data".
+class DataRecordingSink : public RecordingSink {
  public:
-  void OnListStart() override { Record("start"); }
-  void OnListItem(rapidjson::Value& object) override { Record("item " + Describe(object)); }
-  void OnListEnd(std::string_view resource_version) override {
-    Record("end " + std::string(resource_version));
-  }
+  DataRecordingSink() : RecordingSink(NameAndManaged) {}
+
   void OnWatchEvent(WatchEventType type, rapidjson::Value& object) override {
-    static constexpr const char* kNames[] = {"added", "modified", "deleted"};
     auto data = object.FindMember("data");
     if (data != object.MemberEnd() && data->value.IsString()) {
       absl::MutexLock lock(&mu_);
       last_data_ = data->value.GetString();
     }
-    Record(std::string(kNames[static_cast<int>(type)]) + " " + Describe(object));
-  }
-  void OnBookmark(std::string_view resource_version) override {
-    Record("bookmark " + std::string(resource_version));
+    RecordingSink::OnWatchEvent(type, object);
   }
 
-  // Waits until `line` has been recorded.
-  bool WaitFor(const std::string& line) {
-    absl::MutexLock lock(&mu_);
-    auto seen = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-      return std::find(lines_.begin(), lines_.end(), line) != lines_.end();
-    };
-    return mu_.AwaitWithTimeout(absl::Condition(&seen), kWait);
-  }
-
-  std::vector<std::string> lines() const {
-    absl::MutexLock lock(&mu_);
-    return lines_;
-  }
   std::string last_data() const {
     absl::MutexLock lock(&mu_);
     return last_data_;
   }
 
  private:
-  // The name, and whether managedFields reached the sink.
-  static std::string Describe(const rapidjson::Value& object) {
-    auto metadata = object.FindMember("metadata");
-    const bool managed = metadata != object.MemberEnd() && metadata->value.IsObject() &&
-                         metadata->value.HasMember("managedFields");
-    return Name(object) + (managed ? " with managedFields" : "");
-  }
-
-  void Record(std::string line) {
-    absl::MutexLock lock(&mu_);
-    lines_.push_back(std::move(line));
-  }
-
   mutable absl::Mutex mu_;
-  std::vector<std::string> lines_ ABSL_GUARDED_BY(mu_);
   std::string last_data_ ABSL_GUARDED_BY(mu_);
 };
 
@@ -227,7 +203,7 @@ class ReflectorTest : public ::testing::Test {
   FakeApiServer server_;
   std::unique_ptr<RestClient> client_;
   ReflectorOptions options_;
-  RecordingSink sink_;
+  DataRecordingSink sink_;
   std::unique_ptr<Reflector> reflector_;
 };
 

@@ -4,11 +4,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "server/kube/chunked_fuzz_input.h"
 #include "server/kube/watch_decoder.h"
 
 namespace {
@@ -18,21 +20,19 @@ namespace {
 std::pair<std::vector<std::string>, bool> Decode(std::string_view stream, size_t chunk_size) {
   informerd::kube::WatchDecoder decoder(/*max_frame_bytes=*/1024);
   std::vector<std::string> frames;
-  for (size_t offset = 0; offset < stream.size(); offset += chunk_size) {
-    absl::Status status =
-        decoder.Feed(stream.substr(offset, chunk_size), [&](std::string* frame) {
-          if (frame->empty() || frame->find('\n') != std::string::npos ||
-              absl::ascii_isspace(static_cast<unsigned char>(frame->front())) ||
-              absl::ascii_isspace(static_cast<unsigned char>(frame->back()))) {
-            abort();
-          }
-          frames.push_back(*frame);
-          return absl::OkStatus();
-        });
-    if (!status.ok()) {
-      if (status.code() != absl::StatusCode::kResourceExhausted) abort();
-      return {frames, false};
-    }
+  absl::Status status =
+      informerd::kube::FeedInChunks(decoder, stream, chunk_size, [&](std::string* frame) {
+        if (frame->empty() || frame->find('\n') != std::string::npos ||
+            absl::ascii_isspace(static_cast<unsigned char>(frame->front())) ||
+            absl::ascii_isspace(static_cast<unsigned char>(frame->back()))) {
+          abort();
+        }
+        frames.push_back(*frame);
+        return absl::OkStatus();
+      });
+  if (!status.ok()) {
+    if (status.code() != absl::StatusCode::kResourceExhausted) abort();
+    return {frames, false};
   }
   return {frames, true};
 }
@@ -40,12 +40,11 @@ std::pair<std::vector<std::string>, bool> Decode(std::string_view stream, size_t
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size == 0) return 0;
-  // The first byte picks the chunk size, the rest is the stream.
-  const size_t chunk_size = 1 + data[0] % 64;
-  const std::string_view stream(reinterpret_cast<const char*>(data) + 1, size - 1);
-  const auto whole = Decode(stream, stream.size() + 1);
-  const auto chunked = Decode(stream, chunk_size);
+  const std::optional<informerd::kube::ChunkedFuzzInput> input =
+      informerd::kube::ReadChunkedFuzzInput(data, size);
+  if (!input) return 0;
+  const auto whole = Decode(input->body, input->body.size() + 1);
+  const auto chunked = Decode(input->body, input->chunk_size);
   // A frame over the cap fails in either; before that, the same frames.
   if (whole.second != chunked.second) abort();
   if (whole.second && whole.first != chunked.first) abort();

@@ -30,7 +30,7 @@ struct RateLimits {
 };
 
 // The default bounds on TokenReviews for tokens not in the Authorizer's
-// caches, by client address and in total (CacheServiceOptions::token_reviews).
+// caches, by client address and in total (RequestLimits::token_reviews).
 inline RateLimits DefaultTokenReviewLimits() {
   return {.per_identity_per_second = 5,
           .per_identity_burst = 20,

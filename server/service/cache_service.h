@@ -29,6 +29,7 @@
 #include "server/auth/review_workers.h"
 #include "server/limits/concurrency_limiter.h"
 #include "server/limits/rate_limiter.h"
+#include "server/limits/request_limits.h"
 #include "server/metrics/metrics.h"
 #include "server/service/continue_token.h"
 #include "server/service/served_resource.h"
@@ -56,26 +57,7 @@ struct CacheServiceOptions {
   // may fail before it ends (WatchStreamOptions::recheck_grace).
   absl::Duration auth_recheck_interval = absl::Minutes(1);
   absl::Duration auth_recheck_grace = absl::Minutes(2);
-  // Identities are users with an Authorizer, else peer addresses.
-  size_t max_watches = 10000;
-  size_t max_watches_per_identity = 1000;
-  size_t max_lists = 256;
-  size_t max_lists_per_identity = 16;
-  // Gets and Lists that must wait for the cache to reach a version (a
-  // future resource_version, or a resource not synced yet) each hold a
-  // callback thread for up to version_wait; these bound how many do.
-  size_t max_waiting_reads = 64;
-  size_t max_waiting_reads_per_identity = 8;
-  // The initial events (WatchList, resource_version "0") that streams hold
-  // until written, by the objects' approximate bytes: per caller (its first
-  // such stream is admitted whatever its size) and in total.
-  size_t max_initial_bytes_per_identity = size_t{256} << 20;
-  size_t max_initial_bytes = size_t{2} << 30;
-  limits::RateLimits rates;
-  // TokenReviews spent on tokens not in the Authorizer's caches, by client
-  // address: what bounds the reviews a flood of made-up tokens costs the
-  // apiserver (refused with RESOURCE_EXHAUSTED, before any review).
-  limits::RateLimits token_reviews = limits::DefaultTokenReviewLimits();
+  limits::RequestLimits limits;
   // A continue token whose List began longer ago than this is OUT_OF_RANGE
   // (the apiserver's 410 Expired): it bounds how old a snapshot a caller can
   // make the Informer rebuild from its history.

@@ -66,6 +66,20 @@ class HistoryBackfillTest : public ::testing::Test {
                                                   options);
   }
 
+  // Requests `version` and waits for its answer.
+  absl::Status Ask(uint64_t version) {
+    // Shared with the callback: a request left unanswered here is answered
+    // when backfill_ goes, after this returns.
+    auto answer = std::make_shared<Answer>();
+    backfill_->Request(version, [answer, done = answer->Callback()](absl::Status status) {
+      done(std::move(status));
+    });
+    if (!answer->done.WaitForNotificationWithTimeout(kWait)) {
+      return absl::DeadlineExceededError(absl::StrCat("no answer for version ", version));
+    }
+    return answer->status;
+  }
+
   size_t ListRequests() const {
     size_t lists = 0;
     for (const kube::RecordedRequest& request : server_.requests()) {
@@ -82,32 +96,25 @@ class HistoryBackfillTest : public ::testing::Test {
 
 TEST_F(HistoryBackfillTest, AVersionTheHistoryHoldsNeedsNoRun) {
   Serve(500);
-  Answer answer;
-  backfill_->Request(100, answer.Callback());
-  ASSERT_TRUE(answer.done.WaitForNotificationWithTimeout(kWait));
-  EXPECT_TRUE(answer.status.ok()) << answer.status;
+  const absl::Status answer = Ask(100);
+  EXPECT_TRUE(answer.ok()) << answer;
   EXPECT_EQ(backfill_->runs(), 0u);
   EXPECT_TRUE(server_.requests().empty());
 }
 
 TEST_F(HistoryBackfillTest, CompactedVersionIsOutOfRangeAndStaysRefusedWithoutAsking) {
   Serve(410);
-  Answer first;
-  backfill_->Request(50, first.Callback());
-  ASSERT_TRUE(first.done.WaitForNotificationWithTimeout(kWait));
-  EXPECT_EQ(first.status.code(), absl::StatusCode::kOutOfRange) << first.status;
-  EXPECT_NE(first.status.message().find("too old resource version: 50"), std::string::npos)
-      << first.status;
+  const absl::Status first = Ask(50);
+  EXPECT_EQ(first.code(), absl::StatusCode::kOutOfRange) << first;
+  EXPECT_NE(first.message().find("too old resource version: 50"), std::string::npos) << first;
   const std::vector<kube::RecordedRequest> requests = server_.requests();
   ASSERT_FALSE(requests.empty());
   EXPECT_EQ(requests[0].Param("resourceVersion"), "50");
   EXPECT_EQ(requests[0].Param("resourceVersionMatch"), "Exact");
 
   const size_t lists = ListRequests();
-  Answer older;
-  backfill_->Request(40, older.Callback());
-  ASSERT_TRUE(older.done.WaitForNotificationWithTimeout(kWait));
-  EXPECT_EQ(older.status.code(), absl::StatusCode::kOutOfRange) << older.status;
+  const absl::Status older = Ask(40);
+  EXPECT_EQ(older.code(), absl::StatusCode::kOutOfRange) << older;
   EXPECT_EQ(ListRequests(), lists) << "a refused version is not asked again";
   EXPECT_EQ(backfill_->runs(), 1u);
   EXPECT_EQ(target_.stats().oldest_resource_version, 100u);
@@ -115,10 +122,8 @@ TEST_F(HistoryBackfillTest, CompactedVersionIsOutOfRangeAndStaysRefusedWithoutAs
 
 TEST_F(HistoryBackfillTest, AFailingServerEndsTheRunUnavailableAtItsTimeout) {
   Serve(500);
-  Answer answer;
-  backfill_->Request(50, answer.Callback());
-  ASSERT_TRUE(answer.done.WaitForNotificationWithTimeout(kWait));
-  EXPECT_EQ(answer.status.code(), absl::StatusCode::kUnavailable) << answer.status;
+  const absl::Status answer = Ask(50);
+  EXPECT_EQ(answer.code(), absl::StatusCode::kUnavailable) << answer;
   EXPECT_EQ(backfill_->pending(), 0u);
   EXPECT_EQ(target_.stats().oldest_resource_version, 100u);
 }

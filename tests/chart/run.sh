@@ -175,20 +175,28 @@ expect_refused() {
   }
 }
 
-# A leaf's NOTES name the root it reads and what that root must allow.
-notes_name_the_root() {
-  local notes
-  notes="$("$helm" install "$release" "$chart" --namespace rel --dry-run=client \
-    -f "$here/values/leaf.yaml" | sed -n '/^NOTES:/,$p')"
+# notes_hold VALUES_FILES WANT...: prints the NOTES of a dry-run install
+# (in namespace rel) with the values files VALUES_FILES (space-separated,
+# under tests/chart/values) and fails naming the first WANT they lack.
+notes_hold() {
+  local values=() file notes want
+  for file in $1; do values+=(-f "$here/values/$file"); done
+  shift
+  notes="$("$helm" install "$release" "$chart" --namespace rel --dry-run=client "${values[@]}" |
+    sed -n '/^NOTES:/,$p')"
   echo "$notes"
-  local want
-  for want in "serves from the informerd at" "grpcs://informerd-root.informerd.svc:50051" \
-    "($fullname in rel) list and watch them"; do
+  for want in "$@"; do
     grep -qF -- "$want" <<<"$notes" || {
       echo "NOTES lack: $want"
       return 1
     }
   done
+}
+
+# A leaf's NOTES name the root it reads and what that root must allow.
+notes_name_the_root() {
+  notes_hold leaf.yaml "serves from the informerd at" "grpcs://informerd-root.informerd.svc:50051" \
+    "($fullname in rel) list and watch them"
 }
 
 # A changed config must change the pod template, so pods roll.
@@ -215,19 +223,9 @@ pdb_version_follows_capabilities() {
 # NOTES.txt tells how to connect: the Service's DNS name and port, and an
 # informerctl command line with the flags the values call for.
 notes_tell_how_to_connect() {
-  local notes
-  notes="$("$helm" install "$release" "$chart" --namespace rel --dry-run=client \
-    -f "$here/values/tls.yaml" -f "$here/values/auth.yaml" | sed -n '/^NOTES:/,$p')"
-  echo "$notes"
-  local want
-  for want in "$fullname.rel.svc:50051" \
+  notes_hold "tls.yaml auth.yaml" "$fullname.rel.svc:50051" \
     "informerctl --server $fullname.rel.svc:50051 --tls --ca-file ca.crt --cert-file client.crt --key-file client.key --token-file TOKEN_FILE get pods -A" \
-    "helm test $release"; do
-    grep -qF -- "$want" <<<"$notes" || {
-      echo "NOTES lack: $want"
-      return 1
-    }
-  done
+    "helm test $release"
 }
 
 # The same for the HorizontalPodAutoscaler: autoscaling/v2 where the cluster

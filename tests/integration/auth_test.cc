@@ -88,6 +88,16 @@ void GrantBobClusterRead(const std::string& prefix) {
                       "bob"));
 }
 
+// A Watch of the namespace's ConfigMaps from resourceVersion "0": its
+// current state first, then its changes.
+v1::WatchRequest WatchFromState(const std::string& ns) {
+  v1::WatchRequest request;
+  request.mutable_resource()->set_resource("configmaps");
+  request.set_namespace_(ns);
+  request.set_resource_version("0");
+  return request;
+}
+
 class AuthTest : public ::testing::Test {
  protected:
   struct Identity {
@@ -176,10 +186,7 @@ class AuthTest : public ::testing::Test {
   // Starts a Watch from "0" (the current state first) and returns its
   // status: OK once the first event arrives.
   static grpc::Status WatchStarts(const std::string& token, const std::string& ns) {
-    v1::WatchRequest request;
-    *request.mutable_resource() = ConfigMaps();
-    request.set_namespace_(ns);
-    request.set_resource_version("0");
+    const v1::WatchRequest request = WatchFromState(ns);
     std::unique_ptr<grpc::ClientContext> context = Context(token);
     std::unique_ptr<grpc::ClientReader<v1::WatchEvent>> reader =
         server_->stub().Watch(context.get(), request);
@@ -293,10 +300,7 @@ TEST_F(AuthTest, RevokingTheBindingEndsAnOpenWatch) {
   const Identity& alice = (*identities_)[0];
   AwaitApiStatus(*alice.client, absl::StrCat("/api/v1/namespaces/", ns, "/configmaps"), 200);
 
-  v1::WatchRequest request;
-  *request.mutable_resource() = ConfigMaps();
-  request.set_namespace_(ns);
-  request.set_resource_version("0");
+  const v1::WatchRequest request = WatchFromState(ns);
   std::unique_ptr<grpc::ClientContext> context = Context(alice.token, absl::Seconds(45));
   std::unique_ptr<grpc::ClientReader<v1::WatchEvent>> reader =
       server_->stub().Watch(context.get(), request);
@@ -578,26 +582,77 @@ v1::WatchRequest WatchList(const std::string& ns) {
   return request;
 }
 
-class LimitsTest : public ::testing::Test {};
+// Unary calls sent at once, each with a bearer token and a deadline; their
+// statuses are kept as the answers come. Must outlive the calls' answers.
+template <typename Response>
+class CallFlood {
+ public:
+  // Starts one call: `start(context, response, done)` sends it, asynchronously.
+  template <typename Start>
+  void Send(const std::string& token, absl::Duration timeout, Start start) {
+    calls_.push_back(std::make_unique<Call>());
+    Call* call = calls_.back().get();
+    call->context.AddMetadata("authorization", "Bearer " + token);
+    call->context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+    start(&call->context, &call->response, [this, call](grpc::Status status) {
+      absl::MutexLock lock(&mu_);
+      call->status = std::move(status);
+      ++answered_;
+    });
+  }
+
+  // Waits up to `timeout` until at least `count` calls are answered.
+  bool WaitForAnswers(int count, absl::Duration timeout) {
+    absl::MutexLock lock(&mu_);
+    auto enough = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return answered_ >= count; };
+    return mu_.AwaitWithTimeout(absl::Condition(&enough), timeout);
+  }
+
+  int answered() {
+    absl::MutexLock lock(&mu_);
+    return answered_;
+  }
+
+  // In the order sent; REQUIRES: every call answered.
+  std::vector<grpc::Status> statuses() {
+    absl::MutexLock lock(&mu_);
+    std::vector<grpc::Status> statuses;
+    for (const auto& call : calls_) statuses.push_back(call->status);
+    return statuses;
+  }
+
+ private:
+  struct Call {
+    grpc::ClientContext context;
+    Response response;
+    grpc::Status status;
+  };
+  std::vector<std::unique_ptr<Call>> calls_;
+  absl::Mutex mu_;
+  int answered_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// Limits per caller, told apart by an Authorizer that asks the apiserver
+// (or by their address where the test sets none).
+class LimitsTest : public ::testing::Test {
+ protected:
+  const std::string admin_ = ReadFileFromEnv("INFORMERD_ADMIN_TOKEN_FILE");
+  auth::KubeReviewer kube_reviewer_{&AdminClient()};
+  auth::Authorizer authorizer_{&kube_reviewer_, {}};
+};
 
 TEST_F(LimitsTest, WatchLimitPerIdentityLeavesOthersAlone) {
   BobCanRead grant("authz-limits");
   const std::string& ns = grant.ns;
   const std::string& bob = grant.bob;
-  std::string admin = ReadFileFromEnv("INFORMERD_ADMIN_TOKEN_FILE");
-  auth::KubeReviewer reviewer(&AdminClient());
-  auth::Authorizer authorizer(&reviewer, {});
   InProcessServerOptions options;
-  options.service.authorizer = &authorizer;
-  options.service.max_watches_per_identity = 2;
+  options.service.authorizer = &authorizer_;
+  options.service.limits.max_watches_per_identity = 2;
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
 
-  v1::WatchRequest request;
-  request.mutable_resource()->set_resource("configmaps");
-  request.set_namespace_(ns);
-  // From "0": the current state first, so a first event proves admission.
-  request.set_resource_version("0");
+  // The current state first, so a first event proves admission.
+  const v1::WatchRequest request = WatchFromState(ns);
   auto open = [&](const std::string& token, grpc::ClientContext* context) {
     context->AddMetadata("authorization", "Bearer " + token);
     context->set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
@@ -617,7 +672,7 @@ TEST_F(LimitsTest, WatchLimitPerIdentityLeavesOthersAlone) {
             "too many concurrent Watch streams for \"user:bob\": the limit is 2 per caller; "
             "close some and retry");
   // Another identity is unaffected.
-  auto other = open(admin, &admin_context);
+  auto other = open(admin_, &admin_context);
   ASSERT_TRUE(other->Read(&event)) << other->Finish().error_message();
   // And bob's admitted streams keep streaming.
   CreateConfigMap(ns, "after-limit", {});
@@ -636,11 +691,8 @@ TEST_F(LimitsTest, WaitingReadsAreCappedPerIdentity) {
   BobCanRead grant("authz-waiting");
   const std::string& ns = grant.ns;
   const std::string& bob = grant.bob;
-  std::string admin = ReadFileFromEnv("INFORMERD_ADMIN_TOKEN_FILE");
-  auth::KubeReviewer reviewer(&AdminClient());
-  auth::Authorizer authorizer(&reviewer, {});
   InProcessServerOptions options;
-  options.service.authorizer = &authorizer;
+  options.service.authorizer = &authorizer_;
   options.service.version_wait = absl::Seconds(5);
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
@@ -655,7 +707,7 @@ TEST_F(LimitsTest, WaitingReadsAreCappedPerIdentity) {
   };
   auto admin_get = [&] {
     grpc::ClientContext context;
-    context.AddMetadata("authorization", "Bearer " + admin);
+    context.AddMetadata("authorization", "Bearer " + admin_);
     context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
     v1::GetResponse response;
     absl::Time start = absl::Now();
@@ -676,55 +728,31 @@ TEST_F(LimitsTest, WaitingReadsAreCappedPerIdentity) {
 
   constexpr int kFlood = 400;
   const v1::GetRequest far_future = get_request("999999999999");
-  struct Call {
-    grpc::ClientContext context;
-    v1::GetResponse response;
-    grpc::Status status;
-  };
-  std::vector<std::unique_ptr<Call>> calls;
-  absl::Mutex mu;
-  int done = 0;
+  CallFlood<v1::GetResponse> flood;
   for (int i = 0; i < kFlood; ++i) {
-    calls.push_back(std::make_unique<Call>());
-    Call* call = calls.back().get();
-    call->context.AddMetadata("authorization", "Bearer " + bob);
-    call->context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
-    server.stub().async()->Get(&call->context, &far_future, &call->response,
-                               [call, &mu, &done](grpc::Status status) {
-                                 absl::MutexLock lock(&mu);
-                                 call->status = std::move(status);
-                                 ++done;
-                               });
+    flood.Send(bob, absl::Seconds(30), [&](auto* context, auto* response, auto done) {
+      server.stub().async()->Get(context, &far_future, response, std::move(done));
+    });
   }
   // All but bob's allowance are refused without waiting: the flood is
   // settled down to the waiting few while they still wait.
-  {
-    absl::MutexLock lock(&mu);
-    ASSERT_TRUE(mu.AwaitWithTimeout(absl::Condition(
-                                        +[](int* d) { return *d >= kFlood - 8; }, &done),
-                                    absl::Seconds(4)))
-        << done << " of " << kFlood << " answered";
-  }
+  ASSERT_TRUE(flood.WaitForAnswers(kFlood - 8, absl::Seconds(4)))
+      << flood.answered() << " of " << kFlood << " answered";
   absl::Duration flooded = absl::ZeroDuration();
   for (int i = 0; i < 20; ++i) flooded = std::max(flooded, admin_get());
   EXPECT_LT(flooded, unflooded * 2 + absl::Milliseconds(100))
       << "unflooded max " << unflooded << ", flooded max " << flooded;
-  {
-    absl::MutexLock lock(&mu);
-    ASSERT_TRUE(mu.AwaitWithTimeout(
-        absl::Condition(+[](int* d) { return *d == kFlood; }, &done), absl::Seconds(20)));
-  }
+  ASSERT_TRUE(flood.WaitForAnswers(kFlood, absl::Seconds(20)));
   int refused = 0, timed_out = 0;
-  for (const auto& call : calls) {
-    if (call->status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+  for (const grpc::Status& status : flood.statuses()) {
+    if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
       ++refused;
-      EXPECT_EQ(call->status.error_message(),
+      EXPECT_EQ(status.error_message(),
                 "too many reads waiting for a resource version for \"user:bob\": the limit is 8 "
                 "per caller; close some and retry");
     } else {
       ++timed_out;
-      EXPECT_EQ(call->status.error_code(), grpc::StatusCode::UNAVAILABLE)
-          << call->status.error_message();
+      EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
     }
   }
   EXPECT_EQ(timed_out, 8);
@@ -918,8 +946,7 @@ TEST_F(LimitsTest, AWatchThatCannotBeReauthorizedEndsAfterTheGrace) {
   BobCanRead grant("authz-grace");
   const std::string& ns = grant.ns;
   const std::string& bob = grant.bob;
-  auth::KubeReviewer kube_reviewer(&AdminClient());
-  CountingReviewer reviewer(&kube_reviewer);
+  CountingReviewer reviewer(&kube_reviewer_);
   auth::AuthorizerOptions authorizer_options;
   authorizer_options.token_ttl = absl::Seconds(1);
   authorizer_options.decision_ttl = absl::Seconds(1);
@@ -931,10 +958,7 @@ TEST_F(LimitsTest, AWatchThatCannotBeReauthorizedEndsAfterTheGrace) {
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
 
-  v1::WatchRequest request;
-  request.mutable_resource()->set_resource("configmaps");
-  request.set_namespace_(ns);
-  request.set_resource_version("0");
+  v1::WatchRequest request = WatchFromState(ns);
   request.set_allow_bookmarks(true);
   grpc::ClientContext context;
   context.AddMetadata("authorization", "Bearer " + bob);
@@ -970,10 +994,7 @@ TEST_F(LimitsTest, OldConnectionsAreClosedAfterTheirGrace) {
   options.transport.max_connection_age_grace = absl::Seconds(1);
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
-  v1::WatchRequest request;
-  request.mutable_resource()->set_resource("configmaps");
-  request.set_namespace_(ns);
-  request.set_resource_version("0");
+  const v1::WatchRequest request = WatchFromState(ns);
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
   absl::Time start = absl::Now();
@@ -1136,7 +1157,7 @@ TEST_F(LimitsTest, InitialEventsHeldAreBudgetedPerCaller) {
   const std::string data(4000, 'd');
   for (int i = 0; i < 100; ++i) CreateConfigMap(ns, absl::StrCat("cm-", i), {}, data);
   InProcessServerOptions options;
-  options.service.max_initial_bytes_per_identity = 100 << 10;  // a quarter of one list
+  options.service.limits.max_initial_bytes_per_identity = 100 << 10;  // a quarter of one list
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
   std::unique_ptr<v1::Cache::Stub> stub = NonReadingClient(server.port());
@@ -1177,13 +1198,12 @@ TEST_F(LimitsTest, AFloodOfBadTokensCostsBoundedReviewsAndDelaysNoOne) {
   BobCanRead grant("authz-flood");
   const std::string& ns = grant.ns;
   const std::string& bob = grant.bob;
-  auth::KubeReviewer kube_reviewer(&AdminClient());
-  CountingReviewer reviewer(&kube_reviewer);
+  CountingReviewer reviewer(&kube_reviewer_);
   auth::Authorizer authorizer(&reviewer, {});
   InProcessServerOptions options;
   options.service.authorizer = &authorizer;
-  options.service.token_reviews.per_identity_per_second = 5;
-  options.service.token_reviews.per_identity_burst = 20;
+  options.service.limits.token_reviews.per_identity_per_second = 5;
+  options.service.limits.token_reviews.per_identity_burst = 20;
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
 
@@ -1208,45 +1228,26 @@ TEST_F(LimitsTest, AFloodOfBadTokensCostsBoundedReviewsAndDelaysNoOne) {
   const int reviews_before = reviewer.token_reviews.load();
 
   constexpr int kFlood = 1000;
-  struct Call {
-    grpc::ClientContext context;
-    v1::ListResponse response;
-    grpc::Status status;
-  };
-  std::vector<std::unique_ptr<Call>> calls;
-  absl::Mutex mu;
-  int done = 0;
+  CallFlood<v1::ListResponse> flood;
   std::mt19937_64 random(7);
   const std::string alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_";
   absl::Time flood_start = absl::Now();
   for (int i = 0; i < kFlood; ++i) {
     std::string token(6000, 'x');
     for (char& c : token) c = alphabet[random() % alphabet.size()];
-    calls.push_back(std::make_unique<Call>());
-    Call* call = calls.back().get();
-    call->context.AddMetadata("authorization", "Bearer " + token);
-    call->context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
-    server.stub().async()->List(&call->context, &request, &call->response,
-                                [call, &mu, &done](grpc::Status status) {
-                                  absl::MutexLock lock(&mu);
-                                  call->status = std::move(status);
-                                  ++done;
-                                });
+    flood.Send(token, absl::Seconds(60), [&](auto* context, auto* response, auto done) {
+      server.stub().async()->List(context, &request, response, std::move(done));
+    });
   }
   absl::Duration flooded = bobs_slowest_list();
-  {
-    absl::MutexLock lock(&mu);
-    ASSERT_TRUE(mu.AwaitWithTimeout(
-        absl::Condition(+[](int* d) { return *d == kFlood; }, &done), absl::Seconds(60)));
-  }
+  ASSERT_TRUE(flood.WaitForAnswers(kFlood, absl::Seconds(60)));
   absl::Duration flood_time = absl::Now() - flood_start;
   int refused = 0, rejected = 0;
-  for (const auto& call : calls) {
-    if (call->status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+  for (const grpc::Status& status : flood.statuses()) {
+    if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
       ++refused;
     } else {
-      EXPECT_EQ(call->status.error_code(), grpc::StatusCode::UNAUTHENTICATED)
-          << call->status.error_message();
+      EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED) << status.error_message();
       ++rejected;
     }
   }

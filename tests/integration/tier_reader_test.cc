@@ -20,6 +20,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "informerd/v1/informerd.grpc.pb.h"
+#include "server/kube/recording_sink.h"
 
 namespace informerd::tier {
 namespace {
@@ -29,48 +30,16 @@ using ::testing::ElementsAre;
 constexpr absl::Duration kWait = absl::Seconds(10);
 
 // Records every sink call as a line, e.g. "item a 5" or "end 10".
-class RecordingSink : public kube::ListWatchSink {
+class RecordingSink : public kube::RecordingSink {
  public:
-  void OnListStart() override { Record("start"); }
-  void OnListItem(rapidjson::Value& object) override { Record("item " + Describe(object)); }
-  void OnListEnd(std::string_view resource_version) override {
-    Record("end " + std::string(resource_version));
-  }
-  void OnWatchEvent(kube::WatchEventType type, rapidjson::Value& object) override {
-    static constexpr const char* kNames[] = {"added", "modified", "deleted"};
-    Record(std::string(kNames[static_cast<int>(type)]) + " " + Describe(object));
-  }
-  void OnBookmark(std::string_view resource_version) override {
-    Record("bookmark " + std::string(resource_version));
-  }
-
-  // Waits until `line` has been recorded.
-  bool WaitFor(const std::string& line) {
-    absl::MutexLock lock(&mu_);
-    auto seen = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-      return std::find(lines_.begin(), lines_.end(), line) != lines_.end();
-    };
-    return mu_.AwaitWithTimeout(absl::Condition(&seen), kWait);
-  }
-
-  std::vector<std::string> lines() {
-    absl::MutexLock lock(&mu_);
-    return lines_;
-  }
+  RecordingSink() : kube::RecordingSink(NameAndVersion) {}
 
  private:
-  static std::string Describe(const rapidjson::Value& object) {
+  static std::string NameAndVersion(const rapidjson::Value& object) {
     const rapidjson::Value& metadata = object["metadata"];
     return absl::StrCat(metadata["name"].GetString(), " ",
                         metadata["resourceVersion"].GetString());
   }
-  void Record(std::string line) {
-    absl::MutexLock lock(&mu_);
-    lines_.push_back(std::move(line));
-  }
-
-  absl::Mutex mu_;
-  std::vector<std::string> lines_ ABSL_GUARDED_BY(mu_);
 };
 
 v1::WatchEvent Event(v1::WatchEvent::Type type, const std::string& name,
@@ -201,20 +170,44 @@ v1::ResourceName ConfigMaps() {
   return name;
 }
 
+// A reader of the root's ConfigMaps, started, and the sink it feeds.
+class Reading {
+ public:
+  explicit Reading(FakeRoot& root, InformerdReaderOptions options = FastOptions())
+      : reader_(root.Channel(), ConfigMaps(), std::move(options), &sink_) {
+    reader_.Start();
+  }
+
+  // Waits for the sink to record `line` (false if it never does), then
+  // stops the reader.
+  bool StopAfter(const std::string& line) {
+    const bool seen = sink_.WaitFor(line);
+    reader_.Stop();
+    return seen;
+  }
+
+  InformerdReader& reader() { return reader_; }
+  RecordingSink& sink() { return sink_; }
+  std::vector<std::string> lines() { return sink_.lines(); }
+  const kube::ReflectorStats& stats() { return reader_.stats(); }
+
+ private:
+  RecordingSink sink_;
+  InformerdReader reader_;
+};
+
 TEST(InformerdReaderTest, ListsByInitialEventsThenResumesABrokenStreamFromTheLastVersion) {
   FakeRoot root;
   root.Add({{Added("a", "5"), Added("b", "7"), Bookmark("9", true),
              Event(v1::WatchEvent::MODIFIED, "a", "11", "11"), Bookmark("12")},
             grpc::Status(grpc::StatusCode::UNAVAILABLE, "root draining")});
   root.Add({{Event(v1::WatchEvent::DELETED, "b", "13", "13")}, grpc::Status::OK, true});
-  RecordingSink sink;
-  InformerdReader reader(root.Channel(), ConfigMaps(), FastOptions(), &sink);
-  reader.Start();
-  ASSERT_TRUE(sink.WaitFor("deleted b 13"));
-  EXPECT_TRUE(reader.synced());
-  reader.Stop();
-  EXPECT_THAT(sink.lines(), ElementsAre("start", "item a 5", "item b 7", "end 9", "modified a 11",
-                                        "bookmark 12", "deleted b 13"));
+  Reading reading(root);
+  ASSERT_TRUE(reading.sink().WaitFor("deleted b 13"));
+  EXPECT_TRUE(reading.reader().synced());
+  reading.reader().Stop();
+  EXPECT_THAT(reading.lines(), ElementsAre("start", "item a 5", "item b 7", "end 9",
+                                           "modified a 11", "bookmark 12", "deleted b 13"));
   std::vector<v1::WatchRequest> requests = root.Requests(2);
   ASSERT_EQ(requests.size(), 2u);
   EXPECT_TRUE(requests[0].send_initial_events());
@@ -225,8 +218,8 @@ TEST(InformerdReaderTest, ListsByInitialEventsThenResumesABrokenStreamFromTheLas
   EXPECT_EQ(requests[0].resource().resource(), "configmaps");
   EXPECT_FALSE(requests[1].send_initial_events());
   EXPECT_EQ(requests[1].resource_version(), "12");
-  EXPECT_EQ(reader.stats().transport_errors.load(), 1u);
-  EXPECT_EQ(reader.stats().lists.load(), 1u);
+  EXPECT_EQ(reading.stats().transport_errors.load(), 1u);
+  EXPECT_EQ(reading.stats().lists.load(), 1u);
 }
 
 TEST(InformerdReaderTest, RetriesARootThatIsNotReadyAndAStreamBrokenBeforeItsEnd) {
@@ -234,13 +227,11 @@ TEST(InformerdReaderTest, RetriesARootThatIsNotReadyAndAStreamBrokenBeforeItsEnd
   root.Add({{}, grpc::Status(grpc::StatusCode::UNAVAILABLE, "not synced yet")});
   root.Add({{Added("a", "5")}, grpc::Status(grpc::StatusCode::UNAVAILABLE, "cut")});
   root.Add({{Added("a", "5"), Bookmark("6", true)}, grpc::Status::OK, true});
-  RecordingSink sink;
-  InformerdReader reader(root.Channel(), ConfigMaps(), FastOptions(), &sink);
-  reader.Start();
-  ASSERT_TRUE(sink.WaitFor("end 6"));
-  reader.Stop();
+  Reading reading(root);
+  ASSERT_TRUE(reading.StopAfter("end 6"));
   // The partial list is abandoned by the next OnListStart.
-  EXPECT_THAT(sink.lines(), ElementsAre("start", "start", "item a 5", "start", "item a 5", "end 6"));
+  EXPECT_THAT(reading.lines(),
+              ElementsAre("start", "start", "item a 5", "start", "item a 5", "end 6"));
   std::vector<v1::WatchRequest> requests = root.Requests(3);
   for (const v1::WatchRequest& request : requests) EXPECT_TRUE(request.send_initial_events());
 }
@@ -251,20 +242,17 @@ TEST(InformerdReaderTest, OutOfRangeGetsTheStateAgain) {
             grpc::Status(grpc::StatusCode::UNAVAILABLE, "root restarting")});
   root.Add({{}, grpc::Status(grpc::StatusCode::OUT_OF_RANGE, "too old resource version: 6 (20)")});
   root.Add({{Added("a", "15"), Bookmark("20", true)}, grpc::Status::OK, true});
-  RecordingSink sink;
-  InformerdReader reader(root.Channel(), ConfigMaps(), FastOptions(), &sink);
-  reader.Start();
-  ASSERT_TRUE(sink.WaitFor("end 20"));
-  reader.Stop();
-  EXPECT_THAT(sink.lines(),
+  Reading reading(root);
+  ASSERT_TRUE(reading.StopAfter("end 20"));
+  EXPECT_THAT(reading.lines(),
               ElementsAre("start", "item a 5", "end 6", "start", "item a 15", "end 20"));
   std::vector<v1::WatchRequest> requests = root.Requests(3);
   EXPECT_EQ(requests[1].resource_version(), "6");
   // Not older than what the leaf has.
   EXPECT_TRUE(requests[2].send_initial_events());
   EXPECT_EQ(requests[2].resource_version(), "6");
-  EXPECT_EQ(reader.stats().expired_410.load(), 1u);
-  EXPECT_EQ(reader.stats().relists.load(), 1u);
+  EXPECT_EQ(reading.stats().expired_410.load(), 1u);
+  EXPECT_EQ(reading.stats().relists.load(), 1u);
 }
 
 TEST(InformerdReaderTest, TheRootsRelistBatchGetsTheStateAgain) {
@@ -275,15 +263,12 @@ TEST(InformerdReaderTest, TheRootsRelistBatchGetsTheStateAgain) {
              Event(v1::WatchEvent::MODIFIED, "b", "25", "30")},
             grpc::Status::OK, true});
   root.Add({{Added("b", "25"), Bookmark("30", true)}, grpc::Status::OK, true});
-  RecordingSink sink;
-  InformerdReader reader(root.Channel(), ConfigMaps(), FastOptions(), &sink);
-  reader.Start();
-  ASSERT_TRUE(sink.WaitFor("end 30"));
-  reader.Stop();
+  Reading reading(root);
+  ASSERT_TRUE(reading.StopAfter("end 30"));
   // None of the batch reaches the sink as an event: the second list does.
-  EXPECT_THAT(sink.lines(),
-              ElementsAre("start", "item a 5", "item b 6", "end 10", "start", "item b 25", "end 30"));
-  EXPECT_EQ(reader.stats().relists.load(), 1u);
+  EXPECT_THAT(reading.lines(), ElementsAre("start", "item a 5", "item b 6", "end 10", "start",
+                                           "item b 25", "end 30"));
+  EXPECT_EQ(reading.stats().relists.load(), 1u);
 }
 
 TEST(InformerdReaderTest, AModifiedWhoseVersionIsNotItsObjectsIsABatch) {
@@ -291,28 +276,23 @@ TEST(InformerdReaderTest, AModifiedWhoseVersionIsNotItsObjectsIsABatch) {
   root.Add({{Bookmark("10", true), Event(v1::WatchEvent::MODIFIED, "b", "25", "10")},
             grpc::Status::OK, true});
   root.Add({{Added("b", "25"), Bookmark("30", true)}, grpc::Status::OK, true});
-  RecordingSink sink;
-  InformerdReader reader(root.Channel(), ConfigMaps(), FastOptions(), &sink);
-  reader.Start();
-  ASSERT_TRUE(sink.WaitFor("end 30"));
-  reader.Stop();
-  EXPECT_THAT(sink.lines(), ElementsAre("start", "end 10", "start", "item b 25", "end 30"));
+  Reading reading(root);
+  ASSERT_TRUE(reading.StopAfter("end 30"));
+  EXPECT_THAT(reading.lines(), ElementsAre("start", "end 10", "start", "item b 25", "end 30"));
 }
 
 TEST(InformerdReaderTest, StopEndsAWatchInProgressAndSendsTheToken) {
   FakeRoot root;
   root.Add({{Bookmark("3", true)}, grpc::Status::OK, true});
-  RecordingSink sink;
   InformerdReaderOptions options = FastOptions();
   options.call_setup = [](grpc::ClientContext* context) {
     context->AddMetadata("authorization", "Bearer leaf-token");
     return absl::OkStatus();
   };
-  InformerdReader reader(root.Channel(), ConfigMaps(), options, &sink);
-  reader.Start();
-  ASSERT_TRUE(sink.WaitFor("end 3"));
+  Reading reading(root, options);
+  ASSERT_TRUE(reading.sink().WaitFor("end 3"));
   const absl::Time start = absl::Now();
-  reader.Stop();
+  reading.reader().Stop();
   EXPECT_LT(absl::Now() - start, absl::Seconds(5));
   EXPECT_THAT(root.Authorizations(), ElementsAre("Bearer leaf-token"));
 }
@@ -320,17 +300,14 @@ TEST(InformerdReaderTest, StopEndsAWatchInProgressAndSendsTheToken) {
 TEST(InformerdReaderTest, ACallSetupFailureIsRetried) {
   FakeRoot root;
   root.Add({{Bookmark("3", true)}, grpc::Status::OK, true});
-  RecordingSink sink;
   InformerdReaderOptions options = FastOptions();
   auto failures = std::make_shared<std::atomic<int>>(2);
   options.call_setup = [failures](grpc::ClientContext*) {
     if (failures->fetch_sub(1) > 0) return absl::FailedPreconditionError("token file missing");
     return absl::OkStatus();
   };
-  InformerdReader reader(root.Channel(), ConfigMaps(), options, &sink);
-  reader.Start();
-  ASSERT_TRUE(sink.WaitFor("end 3"));
-  reader.Stop();
+  Reading reading(root, options);
+  ASSERT_TRUE(reading.StopAfter("end 3"));
   EXPECT_EQ(root.Requests(1).size(), 1u);
 }
 

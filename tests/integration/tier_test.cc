@@ -50,6 +50,33 @@ std::unique_ptr<tier::InformerdUpstream> UpstreamAt(int port) {
   return upstream.ok() ? *std::move(upstream) : nullptr;
 }
 
+// Made before the leaf's server, which reads through it.
+struct LeafUpstream {
+  std::unique_ptr<tier::InformerdUpstream> upstream;
+};
+
+// An in-process leaf serving `resource` from another informerd through
+// `upstream`, synced. ok() is false when there is no upstream (it could not
+// be made): the leaf then reads the apiserver.
+class Leaf : private LeafUpstream, public InProcessServer {
+ public:
+  Leaf(std::unique_ptr<tier::InformerdUpstream> upstream, const config::ResourceConfig& resource,
+       InProcessServerOptions options = FastBookmarks())
+      : LeafUpstream{std::move(upstream)},
+        InProcessServer({resource}, Through(this->upstream.get(), std::move(options))) {
+    WaitSynced();
+  }
+
+  bool ok() const { return upstream != nullptr; }
+
+ private:
+  static InProcessServerOptions Through(tier::InformerdUpstream* upstream,
+                                        InProcessServerOptions options) {
+    options.upstream = upstream;
+    return options;
+  }
+};
+
 uint64_t Version(const std::string& text) {
   uint64_t version = 0;
   EXPECT_TRUE(absl::SimpleAtoi(text, &version)) << text;
@@ -185,12 +212,8 @@ TEST(TierTest, ALeafServesTheRootsListAndWatchWithTheApiserversVersions) {
   CreateConfigMap(ns, "c", {});
   InProcessServer root({ConfigMapsIn(ns)}, FastBookmarks());
   root.WaitSynced();
-  std::unique_ptr<tier::InformerdUpstream> upstream = UpstreamAt(root.port());
-  ASSERT_NE(upstream, nullptr);
-  InProcessServerOptions leaf_options = FastBookmarks();
-  leaf_options.upstream = upstream.get();
-  InProcessServer leaf({ConfigMapsIn(ns)}, leaf_options);
-  leaf.WaitSynced();
+  Leaf leaf(UpstreamAt(root.port()), ConfigMapsIn(ns));
+  ASSERT_TRUE(leaf.ok());
 
   auto [root_list, leaf_list] = SameLists(root, leaf, ns);
   EXPECT_EQ(leaf_list, root_list);
@@ -249,18 +272,10 @@ TEST(TierTest, ALeafOfALeafServesTheSameEvents) {
   CreateConfigMap(ns, "a", {});
   InProcessServer root({ConfigMapsIn(ns)}, FastBookmarks());
   root.WaitSynced();
-  std::unique_ptr<tier::InformerdUpstream> to_root = UpstreamAt(root.port());
-  ASSERT_NE(to_root, nullptr);
-  InProcessServerOptions middle_options = FastBookmarks();
-  middle_options.upstream = to_root.get();
-  InProcessServer middle({ConfigMapsIn(ns)}, middle_options);
-  middle.WaitSynced();
-  std::unique_ptr<tier::InformerdUpstream> to_middle = UpstreamAt(middle.port());
-  ASSERT_NE(to_middle, nullptr);
-  InProcessServerOptions leaf_options = FastBookmarks();
-  leaf_options.upstream = to_middle.get();
-  InProcessServer leaf({ConfigMapsIn(ns)}, leaf_options);
-  leaf.WaitSynced();
+  Leaf middle(UpstreamAt(root.port()), ConfigMapsIn(ns));
+  ASSERT_TRUE(middle.ok());
+  Leaf leaf(UpstreamAt(middle.port()), ConfigMapsIn(ns));
+  ASSERT_TRUE(leaf.ok());
 
   Watch watch(leaf.stub(), ns, "", /*initial_events=*/true);
   std::vector<v1::WatchEvent> initial = watch.Events(1);
@@ -280,14 +295,10 @@ TEST(TierTest, TheRootsBookmarksAdvanceTheLeaf) {
   CreateConfigMap(ns, "shown", {{"tier", "leaf"}});
   InProcessServer root({ConfigMapsIn(ns)}, FastBookmarks());
   root.WaitSynced();
-  std::unique_ptr<tier::InformerdUpstream> upstream = UpstreamAt(root.port());
-  ASSERT_NE(upstream, nullptr);
-  InProcessServerOptions leaf_options = FastBookmarks();
-  leaf_options.upstream = upstream.get();
   // The leaf's selector hides what follows: only the root's bookmarks can
   // bring the leaf to its version.
-  InProcessServer leaf({ConfigMapsIn(ns, "tier=leaf")}, leaf_options);
-  leaf.WaitSynced();
+  Leaf leaf(UpstreamAt(root.port()), ConfigMapsIn(ns, "tier=leaf"));
+  ASSERT_TRUE(leaf.ok());
   const std::string hidden = CreateConfigMap(ns, "hidden", {});
   ASSERT_TRUE(InformerOf(leaf).WaitForVersion(Version(hidden), kWait))
       << "the leaf stayed at " << InformerOf(leaf).resource_version();
@@ -317,12 +328,8 @@ void RootRestart(bool root_backfills) {
   auto root = std::make_unique<InProcessServer>(std::vector{ConfigMapsIn(ns)}, root_options);
   root->WaitSynced();
   const int port = root->port();
-  std::unique_ptr<tier::InformerdUpstream> upstream = UpstreamAt(port);
-  ASSERT_NE(upstream, nullptr);
-  InProcessServerOptions leaf_options = FastBookmarks();
-  leaf_options.upstream = upstream.get();
-  InProcessServer leaf({ConfigMapsIn(ns)}, leaf_options);
-  leaf.WaitSynced();
+  Leaf leaf(UpstreamAt(port), ConfigMapsIn(ns));
+  ASSERT_TRUE(leaf.ok());
   Watch watch(leaf.stub(), ns, absl::StrCat(InformerOf(leaf).resource_version()));
 
   root.reset();
@@ -368,12 +375,8 @@ TEST(TierTest, TheRootsRelistReachesTheLeafsWatchersAsTheSameDiff) {
   CreateConfigMap(ns, "b", {});
   InProcessServer root({ConfigMapsIn(ns)}, FastBookmarks());
   root.WaitSynced();
-  std::unique_ptr<tier::InformerdUpstream> upstream = UpstreamAt(root.port());
-  ASSERT_NE(upstream, nullptr);
-  InProcessServerOptions leaf_options = FastBookmarks();
-  leaf_options.upstream = upstream.get();
-  InProcessServer leaf({ConfigMapsIn(ns)}, leaf_options);
-  leaf.WaitSynced();
+  Leaf leaf(UpstreamAt(root.port()), ConfigMapsIn(ns));
+  ASSERT_TRUE(leaf.ok());
   const std::string from = absl::StrCat(InformerOf(leaf).resource_version());
   Watch root_watch(root.stub(), ns, from);
   Watch leaf_watch(leaf.stub(), ns, from);
@@ -428,12 +431,8 @@ TEST(TierTest, AStreamTheRootCutsIsResumedFromTheLastVersion) {
   root_options.transport.max_connection_age_grace = absl::Seconds(1);
   InProcessServer root({ConfigMapsIn(ns)}, root_options);
   root.WaitSynced();
-  std::unique_ptr<tier::InformerdUpstream> upstream = UpstreamAt(root.port());
-  ASSERT_NE(upstream, nullptr);
-  InProcessServerOptions leaf_options = FastBookmarks();
-  leaf_options.upstream = upstream.get();
-  InProcessServer leaf({ConfigMapsIn(ns)}, leaf_options);
-  leaf.WaitSynced();
+  Leaf leaf(UpstreamAt(root.port()), ConfigMapsIn(ns));
+  ASSERT_TRUE(leaf.ok());
   Watch watch(leaf.stub(), ns, absl::StrCat(InformerOf(leaf).resource_version()));
 
   std::vector<std::string> expected;
@@ -481,10 +480,7 @@ TEST(TierTest, ALeafReachesARootWithMutualTls) {
           .url = url, .ca_file = CertPath("tier-ca.crt"), .cert_file = CertPath("tier-leaf.crt"),
           .key_file = CertPath("tier-leaf.key")});
   ASSERT_TRUE(upstream.ok()) << upstream.status();
-  InProcessServerOptions leaf_options = FastBookmarks();
-  leaf_options.upstream = upstream->get();
-  InProcessServer leaf({ConfigMapsIn(ns)}, leaf_options);
-  leaf.WaitSynced();
+  Leaf leaf(*std::move(upstream), ConfigMapsIn(ns));
   EXPECT_EQ(Keys(List(leaf.stub(), ns)), ApiserverKeys(ns));
   EXPECT_EQ(ReaderStats(leaf).lists.load(), 1u);
 

@@ -90,12 +90,7 @@ func (p *parser) key() (string, error) {
 	if p.tok.kind != tokenWord {
 		return "", p.unexpected("a key")
 	}
-	key, pos := p.tok.text, p.tok.pos
-	if reason := invalidKey(key); reason != "" {
-		return "", fmt.Errorf("label selector: invalid key %q at %d: %s", key, pos, reason)
-	}
-	p.next()
-	return key, nil
+	return p.checkedWord("key", invalidKey)
 }
 
 // value parses a label value; empty values are allowed only where the next
@@ -107,12 +102,18 @@ func (p *parser) value(allowEmpty bool) (string, error) {
 		}
 		return "", p.unexpected("a value")
 	}
-	value, pos := p.tok.text, p.tok.pos
-	if reason := invalidValue(value); reason != "" {
-		return "", fmt.Errorf("label selector: invalid value %q at %d: %s", value, pos, reason)
+	return p.checkedWord("value", invalidValue)
+}
+
+// checkedWord takes the current word token as a `what` ("key" or "value"),
+// which invalid (the reason it is not one, or "") must accept.
+func (p *parser) checkedWord(what string, invalid func(string) string) (string, error) {
+	word, pos := p.tok.text, p.tok.pos
+	if reason := invalid(word); reason != "" {
+		return "", fmt.Errorf("label selector: invalid %s %q at %d: %s", what, word, pos, reason)
 	}
 	p.next()
-	return value, nil
+	return word, nil
 }
 
 func (p *parser) valueSet() ([]string, error) {
