@@ -25,8 +25,9 @@ bench::clientgo_binary() {
 }
 
 # Sets run_dir to a new temporary directory and informerd_pid to none; on
-# exit, stops the informerd of informerd_pid (when one is set) and removes
-# run_dir.
+# exit, stops the informerd of informerd_pid (when one is set), gives the
+# control plane every CPU again (when bench::pin_control_plane took some)
+# and removes run_dir.
 bench::make_run_dir() {
   run_dir="$(mktemp -d)"
   informerd_pid=""
@@ -37,6 +38,7 @@ bench::cleanup() {
     kill "$informerd_pid" 2>/dev/null || true
     wait "$informerd_pid" 2>/dev/null || true
   fi
+  [[ -n "${bench_control_plane_pinned:-}" ]] && bench::pin_control_plane all
   rm -rf "$run_dir"
 }
 
@@ -154,7 +156,11 @@ bench::split_cpus() {
 # Usage: bench::pin_control_plane CPUS|all
 bench::pin_control_plane() {
   local cpus="$1" pid_file
-  [[ "$cpus" == all ]] && cpus="0-$(($(nproc) - 1))"
+  bench_control_plane_pinned=1
+  if [[ "$cpus" == all ]]; then
+    cpus="0-$(($(nproc) - 1))"
+    bench_control_plane_pinned=""
+  fi
   for pid_file in "$INFORMERD_CP_DIR"/pids/*.pid; do
     [[ -f "$pid_file" ]] || continue
     taskset -apc "$cpus" "$(<"$pid_file")" >/dev/null 2>&1 || true

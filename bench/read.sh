@@ -88,12 +88,7 @@ informerd_pid=""
 paused_pids=()
 cleanup() {
   ((${#paused_pids[@]} == 0)) || kill -CONT "${paused_pids[@]}" 2>/dev/null || true
-  if [[ -n "$informerd_pid" ]]; then
-    kill "$informerd_pid" 2>/dev/null || true
-    wait "$informerd_pid" 2>/dev/null || true
-  fi
-  bench::pin_control_plane all
-  rm -rf "$run_dir"
+  bench::cleanup
 }
 trap cleanup EXIT
 

@@ -45,14 +45,7 @@ bench::split_cpus
 bin="$(bench::build_opt)"
 bazel build -c opt --symlink_prefix=/ //bench:token_flood >&2
 
-run_dir="$(mktemp -d)"
-informerd_pid=""
-cleanup() {
-  if [[ -n "$informerd_pid" ]]; then kill "$informerd_pid" 2>/dev/null || true; fi
-  bench::pin_control_plane all
-  rm -rf "$run_dir"
-}
-trap cleanup EXIT
+bench::make_run_dir
 
 ns="bench-token-flood"
 bench::api -o /dev/null -X POST -H 'Content-Type: application/json' \
