@@ -840,22 +840,17 @@ TEST_F(LimitsTest, WatchesWaitingForReviewsHoldNoThread) {
   BobCanRead grant("authz-held");
   const std::string& ns = grant.ns;
   const std::string& bob = grant.bob;
-  const std::string admin = ReadFileFromEnv("INFORMERD_ADMIN_TOKEN_FILE");
   const std::string carol = ReadFileFromEnv("INFORMERD_CAROL_TOKEN_FILE");
-  auth::KubeReviewer kube_reviewer(&AdminClient());
-  HoldingReviewer reviewer(&kube_reviewer, bob);
+  HoldingReviewer reviewer(&kube_reviewer_, bob);
   auth::Authorizer authorizer(&reviewer, {});
   InProcessServerOptions options;
   options.service.authorizer = &authorizer;
-  options.service.token_reviews.per_identity_per_second = 1000;
-  options.service.token_reviews.per_identity_burst = 1000;
+  options.service.limits.token_reviews.per_identity_per_second = 1000;
+  options.service.limits.token_reviews.per_identity_burst = 1000;
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
 
-  v1::WatchRequest request;
-  request.mutable_resource()->set_resource("configmaps");
-  request.set_namespace_(ns);
-  request.set_resource_version("0");
+  const v1::WatchRequest request = WatchFromState(ns);
   v1::WatchRequest unserved = request;
   unserved.mutable_resource()->set_resource("widgets");
   struct Held {
@@ -906,7 +901,7 @@ TEST_F(LimitsTest, WatchesWaitingForReviewsHoldNoThread) {
     open(absl::StrCat("made-up-token-", i), i % 2 == 0 ? request : unserved,
          grpc::StatusCode::UNAUTHENTICATED);
   }
-  open(admin, request, grpc::StatusCode::OK);
+  open(admin_, request, grpc::StatusCode::OK);
   open(carol, request, grpc::StatusCode::PERMISSION_DENIED);
   open(carol, unserved, grpc::StatusCode::NOT_FOUND);
   ASSERT_TRUE(reviewer.AwaitHolding(1));
@@ -1020,12 +1015,8 @@ TEST_F(LimitsTest, OldConnectionsAreClosedAfterTheirGrace) {
 // its first event arrives; the call ends at `deadline` at the latest.
 struct OpenWatch {
   OpenWatch(v1::Cache::Stub* stub, const std::string& ns, absl::Duration deadline) {
-    v1::WatchRequest request;
-    request.mutable_resource()->set_resource("configmaps");
-    request.set_namespace_(ns);
-    request.set_resource_version("0");
     context.set_deadline(absl::ToChronoTime(absl::Now() + deadline));
-    reader = stub->Watch(&context, request);
+    reader = stub->Watch(&context, WatchFromState(ns));
   }
   bool Started() { return reader->Read(&event); }
   grpc::Status End() {
