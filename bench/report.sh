@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Draws the benchmark plots docs/BENCHMARKS.md shows from the benchmarks'
+# outputs: each script's standard output, saved under RESULTS_DIR as
+#   fanout.out       bench/fanout.sh      (rows, rate search)
+#   read.out         bench/read.sh
+#   token_flood.out  bench/token_flood.sh
+# A missing file skips its plots. Writes PNGs to OUT_DIR:
+#   fanout-search.png  p99 against deliveries/s as the rate rises, informerd,
+#                      the gRPC probe (alone and under informerd's writes)
+#                      and direct apiserver watches
+#   fanout-watchers.png deliveries/s and p99 against watcher count at the
+#                      fixed rate, informerd, probe and apiserver
+#   apiserver-cpu.png  kube-apiserver CPU against consumer count, through
+#                      informerd and watching directly
+#   read-p99.png       p99 of Get and Lists, informerd and the apiserver
+#   token-flood.png    a cached caller's p99 against the flood's rate
+# Needs gnuplot (Debian's gnuplot-nox, installed on first use).
+#
+# Usage: bench/report.sh [RESULTS_DIR (bench/results)] [OUT_DIR (docs/img)]
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
+cd "$INFORMERD_ROOT"
+
+results="${1:-bench/results}"
+out="${2:-docs/img}"
+(($# <= 2)) || informerd::die "usage: bench/report.sh [RESULTS_DIR] [OUT_DIR]"
+[[ -d "$results" ]] || informerd::die "no results directory $results (save each benchmark's output there; see the header)"
+if ! command -v gnuplot >/dev/null; then
+  informerd::log "installing gnuplot-nox (Debian) for the plots"
+  { informerd::as_root apt-get update &&
+    informerd::as_root env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y --no-install-recommends gnuplot-nox; } >/dev/null ||
+    informerd::die "could not install gnuplot-nox"
+fi
+mkdir -p "$out"
+data="$(mktemp -d)"
+trap 'rm -rf "$data"' EXIT
+
+# rows FILE: the data rows of FILE's markdown tables, cells trimmed and
+# separated by tabs (header and rule rows left out).
+rows() {
+  awk -F'|' '/^\|/ && !/^\|---/ && !/^\| (target|operation|phase|watchers|idle streams) \|/ {
+    line = ""
+    for (i = 2; i < NF; i++) { c = $i; gsub(/^ +| +$/, "", c); line = line (i > 2 ? "\t" : "") c }
+    print line }' "$1"
+}
+
+# plot NAME GNUPLOT...: renders the commands to OUT_DIR/NAME.png.
+plot() {
+  local name="$1"
+  shift
+  gnuplot -e "set terminal pngcairo size 900,540 noenhanced font 'sans,10';
+    set output '$out/$name.png'; set key top left; set grid; $*"
+  echo "$out/$name.png"
+}
+
+if [[ -f "$results/fanout.out" ]]; then
+  # The search section: rows after the "search:" line, per target.
+  awk '/^search:/{s = 1} s' "$results/fanout.out" >"$data/search.md"
+  rows "$data/search.md" | awk -F'\t' -v d="$data" '
+    $1 ~ /^(informerd|probe|probe\+writes|apiserver)$/ {
+      f = d "/search-" $1 ".tsv"; gsub(/\+/, "_", f); print $4, $8 > f }'
+  series=""
+  for target in informerd probe probe_writes apiserver; do
+    [[ -f "$data/search-$target.tsv" ]] || continue
+    label="$target"
+    [[ "$target" == probe_writes ]] && label="probe with informerd's writes"
+    [[ "$target" == apiserver ]] && label="apiserver, direct (100 watchers)"
+    [[ "$target" == apiserver ]] || label="$label (1000 watchers)"
+    series+="${series:+, }'$data/search-$target.tsv' using 1:2 with linespoints lw 2 title \"$label\""
+  done
+  plot fanout-search "set title 'Fan-out rate search: p99 as the offered rate rises (10 KB events)';
+    set xlabel 'deliveries/s'; set ylabel 'p99 delivery latency, ms'; set logscale y;
+    set arrow from graph 0, first 100 to graph 1, first 100 nohead dt 2;
+    set label 'p99 target 100 ms' at graph 0.02, first 120; plot $series"
+
+  # The fixed-rate rows: everything before the search.
+  awk '/^search:/{exit} 1' "$results/fanout.out" >"$data/rows.md"
+  rows "$data/rows.md" | awk -F'\t' -v d="$data" '
+    $1 ~ /^(informerd|probe|apiserver)$/ { print $2, $4, $8, $11 > (d "/rows-" $1 ".tsv") }'
+  series=""
+  for target in informerd probe apiserver; do
+    [[ -f "$data/rows-$target.tsv" ]] || continue
+    series+="${series:+, }'$data/rows-$target.tsv' using 1:3 with linespoints lw 2 title '$target p99'"
+  done
+  plot fanout-watchers "set title 'Fan-out at a fixed write rate: p99 against watchers';
+    set xlabel 'watchers'; set ylabel 'p99 delivery latency, ms'; set logscale x;
+    set y2label 'deliveries/s'; set y2tics; set ytics nomirror;
+    plot $series, '$data/rows-informerd.tsv' using 1:2 axes x1y2 with points pt 7 ps 1.5 title 'deliveries/s (all targets deliver every event)'"
+  cpu_series="'$data/rows-informerd.tsv' using 1:4 with linespoints lw 2 title 'through informerd'"
+  [[ -f "$data/rows-apiserver.tsv" ]] &&
+    cpu_series+=", '$data/rows-apiserver.tsv' using 1:4 with points pt 7 ps 2 title 'watching the apiserver directly'"
+  plot apiserver-cpu "set title 'kube-apiserver CPU over one fan-out row, against consumers';
+    set xlabel 'consumers (watch streams)'; set ylabel 'apiserver CPU, s'; set logscale x;
+    set yrange [0:*]; plot $cpu_series"
+fi
+
+if [[ -f "$results/read.out" ]]; then
+  # Closed-loop rows of informerd and the apiserver's watch cache, at each
+  # client count: operation, target, clients, p99.
+  rows "$results/read.out" | awk -F'\t' '
+    $4 == "max" && ($2 == "informerd" || $2 == "apiserver (watch cache, RV=0)") {
+      t = ($2 == "informerd") ? "informerd" : "apiserver"
+      print $1 "@" $3, t, $7 }' >"$data/read.tsv"
+  awk '$2 == "informerd"' "$data/read.tsv" >"$data/read-informerd.tsv"
+  awk '$2 == "apiserver"' "$data/read.tsv" >"$data/read-apiserver.tsv"
+  # One x slot per operation/clients pair, informerd's order.
+  awk 'NR == FNR {slot[$1] = ++n; next} ($1 in slot) {print slot[$1], $3, $1}' \
+    "$data/read-informerd.tsv" "$data/read-apiserver.tsv" >"$data/read-apiserver-slots.tsv"
+  awk '{print NR, $3, $1}' "$data/read-informerd.tsv" >"$data/read-informerd-slots.tsv"
+  plot read-p99 "set title 'Read path: p99 of each operation at N clients (operation@N, closed loop)';
+    set ylabel 'p99, ms'; set logscale y; set style fill solid 0.6; set boxwidth 0.35;
+    set xtics rotate by -30; set xrange [0.4:*];
+    plot '$data/read-informerd-slots.tsv' using (\$1 - 0.18):2:xtic(3) with boxes title 'informerd',
+         '$data/read-apiserver-slots.tsv' using (\$1 + 0.18):2 with boxes title 'apiserver (watch cache)'"
+fi
+
+if [[ -f "$results/token_flood.out" ]]; then
+  rows "$results/token_flood.out" | awk -F'\t' '
+    $1 == "unflooded" {print 0, $5, $7}
+    $1 == "flooded" {print $3, $5, $7}' | sort -n >"$data/flood.tsv"
+  plot token-flood "set title 'A cached caller during a flood of made-up tokens (informerd on its own CPU)';
+    set xlabel 'made-up tokens sent per second (0: no flood)'; set ylabel 'caller p99, ms';
+    set yrange [0:*];
+    plot '$data/flood.tsv' using 1:2 with linespoints lw 2 title 'List p99',
+         '' using 1:3 with linespoints lw 2 title 'Watch start p99'"
+fi
