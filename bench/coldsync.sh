@@ -17,6 +17,9 @@
 # from one request to the next); a second table gives the medians and the
 # ratios between them, each system measured the same way.
 #
+# Each cache runs alone on the machine's last CPU (taskset), the control
+# plane on the others.
+#
 # Usage: bench/coldsync.sh [--quick]
 #   --quick  200 ConfigMaps, one round, STEADY 1 s (the smoke run)
 # Settings (environment): COLDSYNC_COUNT (10000), COLDSYNC_RESOURCES
@@ -42,6 +45,11 @@ bin="$(bench::build_opt)"
 clientgo="$(bench::clientgo_binary)"
 
 bench::make_run_dir
+# The cache under test (client-go's program, then informerd) alone on the
+# last CPU; the control plane on the others.
+bench::split_cpus
+bench::pin_control_plane "$bench_other_cpus"
+export BENCH_INFORMERD_CPUS="$bench_server_cpu"
 
 api() { bench::api "$@"; }
 process_stats() { bench::process_stats "$@"; }
@@ -105,8 +113,8 @@ print(len(items), sum(len(json.dumps(i, separators=(",", ":"))) for i in items) 
 
     for system in client-go informerd; do
       if [[ "$system" == client-go ]]; then
-        base="$("$clientgo" --kubeconfig "$KUBECONFIG" --resource "$resource" --namespace "$empty_ns" --steady "${steady}s")"
-        line="$("$clientgo" --kubeconfig "$KUBECONFIG" --resource "$resource" --namespace "$ns" --steady "${steady}s")"
+        base="$(taskset -c "$bench_server_cpu" "$clientgo" --kubeconfig "$KUBECONFIG" --resource "$resource" --namespace "$empty_ns" --steady "${steady}s")"
+        line="$(taskset -c "$bench_server_cpu" "$clientgo" --kubeconfig "$KUBECONFIG" --resource "$resource" --namespace "$ns" --steady "${steady}s")"
       else
         base="$(informerd_sync "$resource" "$empty_ns")"
         line="$(informerd_sync "$resource" "$ns")"
