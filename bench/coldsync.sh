@@ -24,7 +24,8 @@
 #   --quick  200 ConfigMaps, one round, STEADY 1 s (the smoke run)
 # Settings (environment): COLDSYNC_COUNT (10000), COLDSYNC_RESOURCES
 #   ("configmaps pods"), COLDSYNC_ROUNDS (5), COLDSYNC_STEADY (5),
-#   COLDSYNC_GRPC_PORT (50073), COLDSYNC_HTTP_PORT (8073)
+#   COLDSYNC_GRPC_PORT (50073), COLDSYNC_HTTP_PORT (8073),
+#   COLDSYNC_INFORMERD_FLAGS (more informerd flags, e.g. --upstream-list=paged)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
 source "$INFORMERD_ROOT/bench/lib.sh"
@@ -64,8 +65,9 @@ resources:
 YAML
   local start end stats objects
   start="$(date +%s.%N)"
+  # shellcheck disable=SC2086 # COLDSYNC_INFORMERD_FLAGS is a word list
   bench::start_informerd "$bin" "$run_dir/config.yaml" "$grpc_port" "$http_port" \
-    "$run_dir/informerd.log"
+    "$run_dir/informerd.log" ${COLDSYNC_INFORMERD_FLAGS:-}
   end="$(date +%s.%N)"
   read -r cpu _ _ <<<"$(process_stats "$informerd_pid")"
   objects="$(bench::metric_sum "$http_port" informerd_cached_objects)"
