@@ -152,17 +152,16 @@ grpc::Status ParseShaped(const grpc::ByteBuffer& buffer, Message* request,
   return shape(*request);
 }
 
-// A Watch that fails before streaming.
+// A Watch that fails before streaming: at once, or once its caller's
+// reviews have run on a worker. Fail must be called exactly once, from any
+// thread; the object is gone after.
 class FailedWatch : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
-  explicit FailedWatch(const grpc::Status& status) { Finish(status); }
-  void OnDone() override { delete this; }
-};
-
-// A Watch that fails before streaming, once its caller's reviews have run
-// on a worker. Fail must be called exactly once; the object is gone after.
-class LateFailedWatch : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
- public:
+  static FailedWatch* Now(const grpc::Status& status) {
+    auto* watch = new FailedWatch();
+    watch->Fail(status);
+    return watch;
+  }
   void Fail(const grpc::Status& status) { Finish(status); }
   void OnDone() override { delete this; }
 };
@@ -190,12 +189,16 @@ CacheService::CacheService(const ResourceRegistry* registry, metrics::Metrics* m
   }
 }
 
-CacheService::Credentials CacheService::CredentialsOf(grpc::CallbackServerContext* context) {
+CacheService::Credentials CacheService::CredentialsOf(
+    grpc::CallbackServerContext* context) const {
   Credentials credentials;
   credentials.peer_host = PeerHost(context->peer());
-  auto [begin, end] = context->client_metadata().equal_range("authorization");
-  for (auto it = begin; it != end; ++it) {
-    credentials.authorization.emplace_back(it->second.data(), it->second.size());
+  if (options_.authorizer != nullptr) {
+    std::vector<std::string_view> values;
+    auto [begin, end] = context->client_metadata().equal_range("authorization");
+    for (auto it = begin; it != end; ++it) values.emplace_back(it->second.data(), it->second.size());
+    credentials.sent_token = !values.empty();
+    credentials.token = auth::BearerTokenFromMetadata(values);
   }
   // With mTLS the handshake verified the client's certificate; its subject
   // is who the caller is when it sends no token (as at the apiserver).
@@ -219,9 +222,7 @@ grpc::Status CacheService::Authenticate(const Credentials& credentials, const ch
                            : credentials.peer_host;
     return AdmitRate(*caller, method);
   }
-  std::vector<std::string_view> values(credentials.authorization.begin(),
-                                       credentials.authorization.end());
-  if (values.empty() && certified.has_value()) {
+  if (!credentials.sent_token && certified.has_value()) {
     if (!certified->ok()) {
       metrics_->RequestRejected(method, "unauthenticated");
       return ToGrpc(certified->status());
@@ -230,7 +231,7 @@ grpc::Status CacheService::Authenticate(const Credentials& credentials, const ch
     caller->identity = absl::StrCat("user:", caller->user.username);
     return AdmitRate(*caller, method);
   }
-  absl::StatusOr<std::string> token = auth::BearerTokenFromMetadata(values);
+  const absl::StatusOr<std::string>& token = credentials.token;
   auto admit_review = [this, &credentials, method] {
     bool per_address = false;
     absl::Status admitted = token_review_limiter_.Admit(credentials.peer_host, &per_address);
@@ -254,7 +255,6 @@ grpc::Status CacheService::Authenticate(const Credentials& credentials, const ch
     return ToGrpc(user.status());
   }
   caller->user = *std::move(user);
-  caller->token = *std::move(token);
   caller->identity = absl::StrCat("user:", caller->user.username);
   return AdmitRate(*caller, method);
 }
@@ -511,7 +511,7 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::Watch(
   if (!status.ok()) {
     metrics_->RequestRejected("Watch", "invalid");
     metrics_->ObserveRpc("Watch", std::to_string(static_cast<int>(status.error_code())), 0);
-    return new FailedWatch(status);
+    return FailedWatch::Now(status);
   }
   Credentials credentials = CredentialsOf(context);
   // Resolved before the caller is known, but told only to an
@@ -540,7 +540,7 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::Watch(
   }
   if (!status.ok()) {
     metrics_->ObserveRpc("Watch", std::to_string(static_cast<int>(status.error_code())), 0);
-    return new FailedWatch(status);
+    return FailedWatch::Now(status);
   }
   stream->set_context(context);
   stream->Begin();
@@ -559,7 +559,7 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::WatchAfterReviews(
                                 "too many calls waiting for the kube-apiserver's reviews; retry");
   if (!planned.ok()) {
     // Nothing to stream: the caller learns why once it is authenticated.
-    auto* refusal = new LateFailedWatch();
+    auto* refusal = new FailedWatch();
     bool queued = review_workers_->Submit(
         [this, refusal, refused, credentials = std::move(credentials), planned] {
           Caller caller;
@@ -662,15 +662,15 @@ WatchStreamOptions CacheService::WatchOptions(const v1::WatchRequest& request,
   // (a stream starts only once they were accepted): a token is reviewed
   // again too, so a deleted service account loses its watches; a
   // certificate's user stays who it is (the handshake checked it).
-  std::vector<std::string_view> values(credentials.authorization.begin(),
-                                       credentials.authorization.end());
-  absl::StatusOr<std::string> token = auth::BearerTokenFromMetadata(values);
   auth::UserInfo certified;
-  if (values.empty() && credentials.certified.has_value() && credentials.certified->ok()) {
+  if (!credentials.sent_token && credentials.certified.has_value() &&
+      credentials.certified->ok()) {
     certified = **credentials.certified;
   }
   stream_options.recheck = [authorizer = options_.authorizer,
-                            token = values.empty() || !token.ok() ? std::string() : *token,
+                            token = credentials.sent_token && credentials.token.ok()
+                                        ? *credentials.token
+                                        : std::string(),
                             certified, attributes]() -> absl::Status {
     if (token.empty()) return authorizer->Authorize(certified, attributes);
     absl::StatusOr<auth::UserInfo> user = authorizer->Authenticate(token);

@@ -18,7 +18,6 @@
 
 #include <optional>
 #include <string>
-#include <vector>
 
 #include <grpcpp/grpcpp.h>
 
@@ -102,16 +101,18 @@ class CacheService final : public RawCacheService {
   // Watch whose client cancelled while its review was pending).
   struct Credentials {
     std::string peer_host;
-    std::vector<std::string> authorization;  // the "authorization" metadata
+    // Whether "authorization" metadata came, and the bearer token parsed
+    // from it (read only with an Authorizer).
+    bool sent_token = false;
+    absl::StatusOr<std::string> token;
     // The client certificate's user, when mTLS verified one.
     std::optional<absl::StatusOr<auth::UserInfo>> certified;
   };
-  static Credentials CredentialsOf(grpc::CallbackServerContext* context);
+  Credentials CredentialsOf(grpc::CallbackServerContext* context) const;
 
   // Who is calling.
   struct Caller {
     auth::UserInfo user;  // empty without an Authorizer
-    std::string token;    // kept to re-check open Watches
     std::string identity;  // what the limits count by
   };
 
