@@ -93,6 +93,7 @@ echo "| round | resource | objects | system | time to synced s | CPU s | peak RS
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for resource in $resources; do
   ns="bench-coldsync-$resource-$count"
+  [[ "$resource" == pods ]] && ns="bench-pods-$count"  # pods with status (bulk_loader)
   bench::load "$bin" "$resource" "$ns" "$count"
   for ((round = 1; round <= rounds; round++)); do
     # The floor: the apiserver's own LIST, as the Reflector asks for it

@@ -55,7 +55,7 @@ eval "$(hack/control-plane.sh env)"
 bazel build -c opt --symlink_prefix=/ //server:informerd //bench:bulk_loader //bench:read_benchmark >&2
 bin="$(bazel info -c opt bazel-bin 2>/dev/null)"
 
-pods_ns="bench-coldsync-pods-$count"
+pods_ns="bench-pods-$count"
 configmaps_ns="bench-coldsync-configmaps-$count"
 bench::load "$bin" pods "$pods_ns" "$count"
 
