@@ -70,9 +70,11 @@ ABSL_FLAG(std::string, upstream_key_file, "", "PEM private key for --upstream-ce
 ABSL_FLAG(std::string, upstream_token_file, "",
           "file holding this informerd's bearer token toward the upstream informerd (one with "
           "--auth-mode=kubernetes), re-read for every call");
-ABSL_FLAG(std::string, upstream_list, "stream",
-          "how the state of each resource is read from the API server: stream (a WATCH with "
-          "sendInitialEvents, falling back to paged LIST where the server refuses it) or paged");
+ABSL_FLAG(std::string, upstream_list, "auto",
+          "how the state of each resource is read from the API server: auto (paged LISTs from "
+          "Kubernetes 1.34, whose watch cache pages them cheaply; stream before), stream (a WATCH "
+          "with sendInitialEvents, falling back to paged LIST where the server refuses it) or "
+          "paged");
 
 namespace informerd {
 namespace {
@@ -130,9 +132,11 @@ config::Config LoadConfig() {
   }
   if (absl::GetFlag(FLAGS_http_tls)) config.tls.http = true;
   if (std::string mode = absl::GetFlag(FLAGS_upstream_list); mode == "paged") {
-    config.streaming_list = false;
-  } else if (mode != "stream") {
-    Fatal(absl::StrCat("--upstream-list: \"", mode, "\" is neither stream nor paged"));
+    config.upstream_list = config::UpstreamList::kPaged;
+  } else if (mode == "stream") {
+    config.upstream_list = config::UpstreamList::kStream;
+  } else if (mode != "auto") {
+    Fatal(absl::StrCat("--upstream-list: \"", mode, "\" is not one of auto, stream, paged"));
   }
   for (auto [flag, target] :
        {std::pair{&FLAGS_upstream, &config.upstream.url},

@@ -123,7 +123,7 @@ absl::Status Server::StartAll() {
   }
   service::RegistryOptions registry_options;
   registry_options.resource.history = config.history;
-  registry_options.resource.streaming_list = config.streaming_list;
+  registry_options.resource.upstream_list = config.upstream_list;
   registry_options.resource.history_backfill = config.history_backfill;
   if (absl::Status status = registry_.Start(upstream_.get(), config.resources, registry_options);
       !status.ok()) {

@@ -114,6 +114,19 @@ absl::StatusOr<UpstreamAddress> ParseUpstreamUrl(std::string_view url);
 // naming the flag (--upstream, --upstream-ca-file, ...) and the reason.
 absl::Status CheckUpstream(const UpstreamConfig& upstream);
 
+// How a resource's state is read from the API server: its first list and
+// every relist (kube::ReflectorOptions::streaming_list).
+enum class UpstreamList {
+  // Paged LISTs where the API server serves them from its watch cache
+  // (1.34 and later, kube::ServerVersion::PagesListsFromWatchCache), a
+  // streaming list elsewhere (falling back to paged where it is refused).
+  kAuto,
+  // A streaming list (KEP-3157) first, paged LISTs where it is refused.
+  kStream,
+  // Paged LISTs only.
+  kPaged,
+};
+
 struct Config {
   std::vector<ResourceConfig> resources;
   UpstreamConfig upstream;
@@ -134,9 +147,9 @@ struct Config {
   absl::Duration stalled_stream_timeout = absl::Minutes(2);
   // See CacheServiceOptions::max_list_snapshot_age.
   absl::Duration list_snapshot_max_age = absl::Minutes(5);
-  // Streaming lists upstream where the API server allows them (flag
-  // --upstream-list; see kube::ReflectorOptions::streaming_list).
-  bool streaming_list = true;
+  // How each resource's state is read from the API server (flag
+  // --upstream-list; see UpstreamList).
+  UpstreamList upstream_list = UpstreamList::kAuto;
   // An http:// API server URL or insecure-skip-tls-verify in the kubeconfig
   // is refused unless this is set (--allow-insecure-upstream).
   bool allow_insecure_upstream = false;

@@ -191,4 +191,46 @@ std::string CollectionPath(const ResourceInfo& info,
   return path;
 }
 
+namespace {
+
+// The leading decimal digits of member `name`, a string, as a number.
+absl::StatusOr<int> VersionNumber(const rapidjson::Document& document, const char* name) {
+  const std::string_view text = StringMember(document, name);
+  int number = 0;
+  size_t digits = 0;
+  while (digits < text.size() && digits < 6 && text[digits] >= '0' && text[digits] <= '9') {
+    number = number * 10 + (text[digits] - '0');
+    ++digits;
+  }
+  if (digits == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "/version: ", name, " is \"", std::string(text.substr(0, 32)), "\", not a number"));
+  }
+  return number;
+}
+
+}  // namespace
+
+absl::StatusOr<ServerVersion> ParseServerVersion(std::string_view body) {
+  rapidjson::Document document;
+  document.Parse(body.data(), body.size());
+  if (document.HasParseError() || !document.IsObject()) {
+    return absl::InvalidArgumentError("/version: the response is not a JSON object");
+  }
+  absl::StatusOr<int> major = VersionNumber(document, "major");
+  if (!major.ok()) return major.status();
+  absl::StatusOr<int> minor = VersionNumber(document, "minor");
+  if (!minor.ok()) return minor.status();
+  return ServerVersion{*major, *minor};
+}
+
+absl::StatusOr<ServerVersion> GetServerVersion(RestClient& client) {
+  absl::StatusOr<HttpResponse> response = client.Get("/version");
+  if (!response.ok()) return response.status();
+  if (response->status != 200) {
+    return ToStatus(ApiStatusFromResponse(response->status, response->body), "GET /version");
+  }
+  return ParseServerVersion(response->body);
+}
+
 }  // namespace informerd::kube

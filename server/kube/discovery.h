@@ -1,5 +1,7 @@
 // Discovery: what the API server says about a resource before informerd
-// lists and watches it (its kind, scope and verbs), and the URL to use.
+// lists and watches it (its kind, scope and verbs), and the URL to use; and
+// what version of Kubernetes it is (its /version), which decides how a
+// resource's state is best read from it.
 #ifndef INFORMERD_SERVER_KUBE_DISCOVERY_H_
 #define INFORMERD_SERVER_KUBE_DISCOVERY_H_
 
@@ -51,6 +53,26 @@ inline absl::StatusOr<ResourceInfo> Discover(RestClient& client,
 // `namespace_`.
 std::string CollectionPath(const ResourceInfo& info,
                            std::string_view namespace_);
+
+// The release of the API server, from /version: {"major":"1","minor":"37"}.
+// Providers append to the minor ("37+"); only its leading digits count.
+struct ServerVersion {
+  int major = 0;
+  int minor = 0;
+
+  // True from 1.34, whose watch cache serves paged LISTs from snapshots
+  // (KEP-4988, beta and on by default in 1.34): a paged LIST then costs the
+  // apiserver less than a streaming list, which encodes every object as a
+  // watch event (docs/BENCHMARKS.md, "Upstream cost of a sync").
+  bool PagesListsFromWatchCache() const { return major > 1 || (major == 1 && minor >= 34); }
+};
+
+// Reads a /version document. INVALID_ARGUMENT, naming the field, when major
+// or minor is missing or does not start with a number.
+absl::StatusOr<ServerVersion> ParseServerVersion(std::string_view body);
+
+// GETs and reads /version; the server's error, or UNAVAILABLE.
+absl::StatusOr<ServerVersion> GetServerVersion(RestClient& client);
 
 }  // namespace informerd::kube
 

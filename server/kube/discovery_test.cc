@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/kube/fake_api_server.h"
@@ -27,6 +28,7 @@ class DiscoveryTest : public ::testing::Test {
  protected:
   void SetUp() override {
     Serve(server_, "/api", R"({"kind":"APIVersions","versions":["v1"]})");
+    Serve(server_, "/version", R"({"major":"1","minor":"33+","gitVersion":"v1.33.4-gke.1"})");
     Serve(server_, "/api/v1", R"({"kind":"APIResourceList",
       "groupVersion":"v1","resources":[
       {"name":"pods","namespaced":true,"kind":"Pod",
@@ -185,6 +187,50 @@ TEST(DiscoverFromTest, ReadsTheDocumentsGiven) {
   };
   EXPECT_EQ(DiscoverFrom(refused, "", "", "configmaps").status(),
             absl::UnavailableError("connection refused"));
+}
+
+TEST(ServerVersionTest, ReadsMajorAndMinor) {
+  absl::StatusOr<ServerVersion> version = ParseServerVersion(
+      R"({"major":"1","minor":"37","gitVersion":"v1.37.2","platform":"linux/amd64"})");
+  ASSERT_TRUE(version.ok()) << version.status();
+  EXPECT_EQ(version->major, 1);
+  EXPECT_EQ(version->minor, 37);
+  EXPECT_TRUE(version->PagesListsFromWatchCache());
+}
+
+TEST(ServerVersionTest, AProvidersSuffixIsIgnored) {
+  absl::StatusOr<ServerVersion> version = ParseServerVersion(R"({"major":"1","minor":"33+"})");
+  ASSERT_TRUE(version.ok()) << version.status();
+  EXPECT_EQ(version->minor, 33);
+  EXPECT_FALSE(version->PagesListsFromWatchCache());
+}
+
+TEST(ServerVersionTest, OnlyFrom134TheWatchCachePagesLists) {
+  EXPECT_FALSE((ServerVersion{1, 20}).PagesListsFromWatchCache());
+  EXPECT_FALSE((ServerVersion{1, 33}).PagesListsFromWatchCache());
+  EXPECT_TRUE((ServerVersion{1, 34}).PagesListsFromWatchCache());
+  EXPECT_TRUE((ServerVersion{2, 0}).PagesListsFromWatchCache());
+}
+
+TEST(ServerVersionTest, BadDocumentsNameWhatIsWrong) {
+  for (const char* body : {"", "[]", "{\"major\":\"1\"}", "{\"major\":1,\"minor\":\"37\"}",
+                           "{\"major\":\"v1\",\"minor\":\"37\"}", "{\"major\":\"1\",\"minor\":\"\"}"}) {
+    SCOPED_TRACE(body);
+    absl::StatusOr<ServerVersion> version = ParseServerVersion(body);
+    ASSERT_FALSE(version.ok());
+    EXPECT_EQ(version.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(absl::StrContains(version.status().message(), "/version"))
+        << version.status();
+  }
+  EXPECT_TRUE(absl::StrContains(ParseServerVersion("{\"major\":\"1\"}").status().message(),
+                                "minor"));
+}
+
+TEST_F(DiscoveryTest, GetsTheServersVersion) {
+  absl::StatusOr<ServerVersion> version = GetServerVersion(*client_);
+  ASSERT_TRUE(version.ok()) << version.status();
+  EXPECT_EQ(version->major, 1);
+  EXPECT_EQ(version->minor, 33);
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 
 namespace informerd::service {
 
+constexpr std::string_view kUpstreamComponent = "upstream";
+
 std::string ServedResource::DisplayName() const {
   return kube::KubectlName(info.group, info.resource);
 }
@@ -25,14 +27,47 @@ absl::StatusOr<kube::ResourceInfo> ApiServerUpstream::Discover(
   return kube::Discover(*client_, wanted.group, wanted.version, wanted.resource);
 }
 
+bool ApiServerUpstream::StreamingList(config::UpstreamList mode) {
+  switch (mode) {
+    case config::UpstreamList::kStream:
+      return true;
+    case config::UpstreamList::kPaged:
+      return false;
+    case config::UpstreamList::kAuto:
+      break;
+  }
+  absl::MutexLock lock(&mutex_);
+  if (!auto_streaming_list_.has_value()) {
+    absl::StatusOr<kube::ServerVersion> version = kube::GetServerVersion(*client_);
+    if (!version.ok()) {
+      // A streaming list works on every version it is refused on, by its
+      // fallback, so not knowing the version costs at most a refusal.
+      auto_streaming_list_ = true;
+      log::Warning(kUpstreamComponent,
+                   absl::StrCat("upstream lists: streaming (--upstream-list=auto; "
+                                "the API server's version is unknown: ",
+                                version.status().message(), ")"));
+    } else {
+      auto_streaming_list_ = !version->PagesListsFromWatchCache();
+      log::Info(kUpstreamComponent,
+                absl::StrCat("upstream lists: ", *auto_streaming_list_ ? "streaming" : "paged",
+                             " (--upstream-list=auto; kube-apiserver ", version->major, ".",
+                             version->minor,
+                             *auto_streaming_list_ ? " does not page LISTs from its watch cache)"
+                                                   : " pages LISTs from its watch cache)"));
+    }
+  }
+  return *auto_streaming_list_;
+}
+
 kube::ReflectorOptions ApiServerUpstream::ReflectorOptionsFor(
-    const config::ResourceConfig& wanted, const ServedResourceOptions& options) const {
+    const config::ResourceConfig& wanted, const ServedResourceOptions& options) {
   kube::ReflectorOptions reflector_options;
   reflector_options.namespace_ = wanted.namespace_;
   reflector_options.label_selector = wanted.label_selector;
   reflector_options.field_selector = wanted.field_selector;
   reflector_options.cut_managed_fields_from_lists = wanted.strip_managed_fields;
-  reflector_options.streaming_list = options.streaming_list;
+  reflector_options.streaming_list = StreamingList(options.upstream_list);
   return reflector_options;
 }
 

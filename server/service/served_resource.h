@@ -19,6 +19,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -59,8 +60,8 @@ struct ServedResource {
 // the resource's own entry.
 struct ServedResourceOptions {
   cache::HistoryLimits history;
-  // ReflectorOptions::streaming_list.
-  bool streaming_list = true;
+  // How an ApiServerUpstream's readers get the state (UpstreamList).
+  config::UpstreamList upstream_list = config::UpstreamList::kAuto;
   // Watchers resuming from before the history get it from the API server
   // (HistoryBackfill) instead of OUT_OF_RANGE.
   bool history_backfill = true;
@@ -95,7 +96,8 @@ class Upstream {
   }
 };
 
-// The kube-apiserver: discovery documents and a Reflector.
+// The kube-apiserver: discovery documents and a Reflector. Asks the server
+// its version once, the first time an UpstreamList::kAuto reader needs it.
 class ApiServerUpstream : public Upstream {
  public:
   // REQUIRES: *client outlives this and every reader it makes.
@@ -114,9 +116,14 @@ class ApiServerUpstream : public Upstream {
 
  private:
   kube::ReflectorOptions ReflectorOptionsFor(const config::ResourceConfig& wanted,
-                                             const ServedResourceOptions& options) const;
+                                             const ServedResourceOptions& options);
+  // Whether readers start with a streaming list, for `mode`.
+  bool StreamingList(config::UpstreamList mode);
 
   kube::RestClient* const client_;
+  absl::Mutex mutex_;
+  // kAuto's choice, once made.
+  std::optional<bool> auto_streaming_list_ ABSL_GUARDED_BY(mutex_);
 };
 
 // The one assembly of a served resource, for the server and its tests

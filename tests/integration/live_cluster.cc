@@ -233,7 +233,7 @@ InProcessServer::InProcessServer(const std::vector<config::ResourceConfig>& reso
     if (!info.ok()) Die(std::string(info.status().message()));
     service::ServedResourceOptions options;
     options.history = history;
-    options.streaming_list = server_options.streaming_list;
+    options.upstream_list = server_options.upstream_list;
     options.history_backfill = server_options.history_backfill;
     std::unique_ptr<service::ServedResource> served =
         service::StartServedResource(upstream, *std::move(info), wanted, options);

@@ -80,9 +80,8 @@ struct InProcessServerOptions {
   // Null: plaintext. stub() then connects in plaintext; make your own
   // channel to port() otherwise.
   std::shared_ptr<grpc::ServerCredentials> credentials;
-  // ServedResourceOptions::streaming_list: false makes the upstream state
-  // come by paged LIST even where the apiserver streams it.
-  bool streaming_list = true;
+  // ServedResourceOptions::upstream_list.
+  config::UpstreamList upstream_list = config::UpstreamList::kAuto;
   // ServedResourceOptions::history_backfill.
   bool history_backfill = true;
   limits::TransportLimits transport;

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
+#include "server/kube/discovery.h"
 #include "server/kube/reflector.h"
 #include "server/kube/watch_decoder.h"
 #include "tests/integration/live_cluster.h"
@@ -433,7 +434,8 @@ v1::GetResponse InformerdGet(InProcessServer& server, const std::string& ns,
 // whole: each equals the apiserver's GET, through Get and List alike; the
 // metadata projection is the GET's apiVersion, kind and metadata.
 TEST(OracleWholeObjects, EveryObjectEqualsTheApiserversGetWhicheverPathBroughtIt) {
-  for (bool streaming_list : {false, true}) {
+  for (config::UpstreamList mode : {config::UpstreamList::kPaged, config::UpstreamList::kStream}) {
+    const bool streaming_list = mode == config::UpstreamList::kStream;
     SCOPED_TRACE(streaming_list ? "upstream streaming list" : "upstream paged LIST");
     std::string ns = CreateTestNamespace("oracle-whole");
     std::vector<std::string> names;
@@ -442,7 +444,7 @@ TEST(OracleWholeObjects, EveryObjectEqualsTheApiserversGetWhicheverPathBroughtIt
       CreateConfigMap(ns, names.back(), {{"app", "a"}}, absl::StrCat("before ", i));
     }
     InProcessServerOptions options;
-    options.streaming_list = streaming_list;
+    options.upstream_list = mode;
     InProcessServer server({config::ResourceConfig{.resource = "configmaps", .namespace_ = ns}},
                            options);
     server.WaitSynced();
@@ -503,14 +505,49 @@ TEST_F(OracleTest, InitialEventsEqualTheListThenBookmarkThenLiveEvents) {
   reader->Finish();
 }
 
-// informerd reads its upstream state the way the apiserver it talks to
-// serves it: a streaming list where the apiserver streams one (1.34 and
-// later by default), paged LISTs where it refuses (1.20).
-TEST_F(OracleTest, UpstreamStateComesByStreamingListWhereTheApiserverServesIt) {
+// By default (--upstream-list=auto) informerd reads its upstream state the
+// way that costs the apiserver it talks to least: paged LISTs where its
+// watch cache pages them (1.34 and later: 1.37 here), a streaming list
+// where it does not; and a streaming list's refusal (1.20) leads to paged
+// LISTs.
+TEST_F(OracleTest, UpstreamStateComesByPagedListsWhereTheWatchCachePagesThem) {
+  absl::StatusOr<kube::ServerVersion> version =
+      kube::ParseServerVersion(Dump(ApiGet("/version")));
+  ASSERT_TRUE(version.ok()) << version.status();
   std::string ns = CreateTestNamespace("oracle-upstream");
   CreateConfigMap(ns, "one", {});
   const ApiWatchList api = StreamingListFromApiserver(ns, "");
   const kube::ReflectorStats& stats = server_->registry().all().front()->reflector->stats();
+  if (version->PagesListsFromWatchCache()) {
+    EXPECT_EQ(api.http_status, 200) << "1." << version->minor << " streams lists too";
+    EXPECT_EQ(stats.streamed_lists.load(), 0u);
+    EXPECT_EQ(stats.streaming_list_refused.load(), 0u);
+    EXPECT_GE(stats.list_pages.load(), 1u);
+  } else if (api.http_status == 200) {
+    EXPECT_TRUE(api.initial_events_end);
+    EXPECT_GE(stats.streamed_lists.load(), 1u);
+    EXPECT_EQ(stats.list_pages.load(), 0u);
+  } else {
+    EXPECT_EQ(stats.streamed_lists.load(), 0u);
+    EXPECT_EQ(stats.streaming_list_refused.load(), 1u);
+    EXPECT_GE(stats.list_pages.load(), 1u);
+  }
+  EXPECT_GE(stats.lists.load(), 1u);
+}
+
+// With --upstream-list=stream informerd reads its upstream state by a
+// streaming list where the apiserver streams one (1.34 and later by
+// default), paged LISTs where it refuses (1.20).
+TEST(OracleUpstreamList, StreamingListWhereTheApiserverServesIt) {
+  std::string ns = CreateTestNamespace("oracle-upstream-stream");
+  CreateConfigMap(ns, "one", {});
+  InProcessServerOptions options;
+  options.upstream_list = config::UpstreamList::kStream;
+  InProcessServer server({config::ResourceConfig{.resource = "configmaps", .namespace_ = ns}},
+                         options);
+  server.WaitSynced();
+  const ApiWatchList api = StreamingListFromApiserver(ns, "");
+  const kube::ReflectorStats& stats = server.registry().all().front()->reflector->stats();
   if (api.http_status == 200) {
     EXPECT_TRUE(api.initial_events_end);
     EXPECT_GE(stats.streamed_lists.load(), 1u);
