@@ -7,9 +7,12 @@
 #              the floor for any cache
 #   client-go  a SharedIndexInformer (bench/clientgo: today's client-go from
 #              its go.mod, managedFields dropped by SetTransform, streaming
-#              or paged list as its Reflector chooses): time to HasSynced,
+#              or paged list as its Reflector chooses, protobuf as its typed
+#              clients ask for built-in types): time to HasSynced,
 #              CPU until then, peak RSS,
 #              RSS STEADY seconds later, after a forced GC
+#   client-go JSON  the same reading JSON (--content-type=json), as client-go
+#              reads CRDs and as informerd reads every resource
 #   informerd  started on the namespace: time to /readyz ok, CPU until then,
 #              peak RSS, RSS STEADY seconds later
 # RSS per object subtracts the same program's RSS on an empty namespace.
@@ -114,10 +117,12 @@ print(len(items), sum(len(json.dumps(i, separators=(",", ":"))) for i in items) 
     echo "| $round | $resource | $listed | apiserver LIST (floor; first byte at $first_byte s) | $seconds | - | - | - | - | $json_bytes |"
     echo "$resource floor $seconds -" >>"$results"
 
-    for system in client-go informerd; do
-      if [[ "$system" == client-go ]]; then
-        base="$(taskset -c "$bench_server_cpu" "$clientgo" --kubeconfig "$KUBECONFIG" --resource "$resource" --namespace "$empty_ns" --steady "${steady}s")"
-        line="$(taskset -c "$bench_server_cpu" "$clientgo" --kubeconfig "$KUBECONFIG" --resource "$resource" --namespace "$ns" --steady "${steady}s")"
+    for system in client-go client-go-json informerd; do
+      if [[ "$system" == client-go* ]]; then
+        format=()
+        [[ "$system" == client-go-json ]] && format=(--content-type json)
+        base="$(taskset -c "$bench_server_cpu" "$clientgo" --kubeconfig "$KUBECONFIG" --resource "$resource" --namespace "$empty_ns" --steady "${steady}s" "${format[@]}")"
+        line="$(taskset -c "$bench_server_cpu" "$clientgo" --kubeconfig "$KUBECONFIG" --resource "$resource" --namespace "$ns" --steady "${steady}s" "${format[@]}")"
       else
         base="$(informerd_sync "$resource" "$empty_ns")"
         line="$(informerd_sync "$resource" "$ns")"
@@ -143,11 +148,13 @@ median() {
 echo
 echo "Medians of $rounds rounds:"
 echo
-echo "| resource | floor s | client-go s | informerd s | informerd / floor | informerd / client-go, time | informerd / client-go, CPU |"
-echo "|---|---|---|---|---|---|---|"
+echo "| resource | floor s | client-go s | client-go JSON s | informerd s | informerd / floor | informerd / client-go, time | informerd / client-go, CPU | informerd / client-go JSON, time | informerd / client-go JSON, CPU |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for resource in $resources; do
   awk -v r="$resource" -v f="$(median "$resource" floor 3)" \
     -v gt="$(median "$resource" client-go 3)" -v gc="$(median "$resource" client-go 4)" \
+    -v jt="$(median "$resource" client-go-json 3)" -v jc="$(median "$resource" client-go-json 4)" \
     -v it="$(median "$resource" informerd 3)" -v ic="$(median "$resource" informerd 4)" 'BEGIN{
-      printf "| %s | %.3f | %.3f | %.3f | %.2fx | %.2fx | %.2fx |\n", r, f, gt, it, it / f, it / gt, ic / gc }'
+      printf "| %s | %.3f | %.3f | %.3f | %.3f | %.2fx | %.2fx | %.2fx | %.2fx | %.2fx |\n",
+        r, f, gt, jt, it, it / f, it / gt, ic / gc, it / jt, ic / jc }'
 done

@@ -58,8 +58,9 @@ run fanout_benchmark '^\| informerd \| 10 \|
 ^\| probe \| 10 \|
 ^\| 100 \| 100 \| 20 \| all \|' bench/fanout.sh --quick
 run coldsync '^\| 1 \| configmaps \| 200 \| client-go \|
+^\| 1 \| configmaps \| 200 \| client-go-json \|
 ^\| 1 \| configmaps \| 200 \| informerd \|
-^\| configmaps \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+x \|' bench/coldsync.sh --quick
+^\| configmaps \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+x \|' bench/coldsync.sh --quick
 run upstream_list '^\| 1 \| informerd \| paged \| 500 \|
 ^\| 1 \| informerd \| stream \| 500 \|
 ^\| 1 \| client-go \| stream \| 500 \|
