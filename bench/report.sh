@@ -4,6 +4,8 @@
 #   fanout.out       bench/fanout.sh      (rows, rate search)
 #   read.out         bench/read.sh
 #   token_flood.out  bench/token_flood.sh
+#   coldsync.out, coldsync-large.out
+#                    bench/coldsync.sh at two object counts (10k, and more)
 # A missing file skips its plots. Writes PNGs to OUT_DIR:
 #   fanout-search.png  p99 against deliveries/s as the rate rises, informerd,
 #                      the gRPC probe (alone and under informerd's writes)
@@ -14,6 +16,9 @@
 #                      informerd and watching directly
 #   read-p99.png       p99 of Get and Lists, informerd and the apiserver
 #   token-flood.png    a cached caller's p99 against the flood's rate
+#   coldsync-time.png  time to synced, informerd, client-go (protobuf) and
+#                      client-go reading JSON, per resource and count (medians)
+#   coldsync-memory.png steady RSS per object, the same caches
 # Needs gnuplot (Debian's gnuplot-nox, installed on first use).
 #
 # Usage: bench/report.sh [RESULTS_DIR (bench/results)] [OUT_DIR (docs/img)]
@@ -124,4 +129,44 @@ if [[ -f "$results/token_flood.out" ]]; then
     set yrange [0:*];
     plot '$data/flood.tsv' using 1:2 with linespoints lw 2 title 'List p99',
          '' using 1:3 with linespoints lw 2 title 'Watch start p99'"
+fi
+
+coldsync_outputs=()
+for file in "$results/coldsync.out" "$results/coldsync-large.out"; do
+  [[ -f "$file" ]] && coldsync_outputs+=("$file")
+done
+if ((${#coldsync_outputs[@]} > 0)); then
+  # Per-round rows of the caches: "resource objects" slot, system, seconds,
+  # steady bytes per object; then the median of each over the rounds.
+  for file in "${coldsync_outputs[@]}"; do rows "$file"; done | awk -F'\t' '
+    $1 ~ /^[0-9]+$/ && ($4 == "informerd" || $4 == "client-go" || $4 == "client-go-json") {
+      split($9, per, " "); print $2 "-" $3, $4, $5, per[1] }' |
+    sort -k1,1 -k2,2 >"$data/coldsync-rounds.tsv"
+  # median COLUMN: one line per slot and system, the column's median.
+  median_of() {
+    sort -k1,1 -k2,2 -k"$1","$1"n "$data/coldsync-rounds.tsv" | awk -v c="$1" '
+      { key = $1 " " $2; if (key != last && last != "") { flush() } last = key; v[++n] = $c }
+      END { if (last != "") flush() }
+      function flush() { print last, (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2); n = 0 }'
+  }
+  median_of 3 >"$data/coldsync-time.tsv"
+  median_of 4 >"$data/coldsync-memory.tsv"
+  # One x slot per resource and count, in the order found; a column per system.
+  for metric in time memory; do
+    awk '{ if (!($1 in slot)) { slot[$1] = ++n; name[n] = $1 } value[$1, $2] = $3 }
+      END { for (i = 1; i <= n; i++) {
+        s = name[i]; label = s; sub(/-/, " ", label)
+        printf "%d\t%s\t%s\t%s\t%s\n", i, label, value[s, "informerd"], value[s, "client-go"], value[s, "client-go-json"] } }' \
+      "$data/coldsync-$metric.tsv" >"$data/coldsync-$metric-slots.tsv"
+  done
+  slots="$(wc -l <"$data/coldsync-time-slots.tsv")"
+  bars="using (\$1 - 0.25):3:xtic(2) with boxes title 'informerd',
+    '' using 1:4 with boxes title 'client-go (protobuf, its default for built-in types)',
+    '' using (\$1 + 0.25):5 with boxes title 'client-go reading JSON'"
+  plot coldsync-time "set title 'Cold sync against kube-apiserver 1.37: time to synced (median), each cache alone on a CPU';
+    set key below; set datafile separator '\t'; set ylabel 'seconds'; set logscale y; set style fill solid 0.6; set boxwidth 0.25;
+    set xrange [0.4:$slots + 0.6]; plot '$data/coldsync-time-slots.tsv' $bars"
+  plot coldsync-memory "set title 'Cold sync against kube-apiserver 1.37: steady RSS per object (median)';
+    set key below; set datafile separator '\t'; set ylabel 'bytes per object'; set yrange [0:*]; set style fill solid 0.6; set boxwidth 0.25;
+    set xrange [0.4:$slots + 0.6]; plot '$data/coldsync-memory-slots.tsv' $bars"
 fi
