@@ -22,6 +22,16 @@ double SumMetricSamples(std::string_view text, std::string_view name,
 // "http://127.0.0.1:8071"), or -1 when the endpoint cannot be read.
 double SumMetric(const std::string& admin_url, std::string_view name);
 
+// The text of `admin_url`/metrics, empty when it cannot be read.
+std::string MetricsText(const std::string& admin_url);
+
+// The `q` quantile, in seconds, of the observations histogram `name` (no
+// labels) gained between two readings of the metrics text, interpolated
+// inside its bucket as Prometheus' histogram_quantile does; -1 without
+// observations.
+double HistogramQuantileBetween(std::string_view before, std::string_view after,
+                                std::string_view name, double q);
+
 // Polls informerd_watchers_open until it is exactly `count` (streams closed
 // by a client but not yet by the server still count); false after `timeout`.
 bool AwaitWatchersOpen(const std::string& admin_url, double count,
