@@ -72,7 +72,7 @@ ABSL_FLAG(std::string, upstream_token_file, "",
           "--auth-mode=kubernetes), re-read for every call");
 ABSL_FLAG(std::string, upstream_list, "auto",
           "how the state of each resource is read from the API server: auto (paged LISTs from "
-          "Kubernetes 1.34, whose watch cache pages them cheaply; stream before), stream (a WATCH "
+          "Kubernetes 1.33, which encodes them as it streams them; stream before), stream (a WATCH "
           "with sendInitialEvents, falling back to paged LIST where the server refuses it) or "
           "paged");
 

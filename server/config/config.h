@@ -117,8 +117,8 @@ absl::Status CheckUpstream(const UpstreamConfig& upstream);
 // How a resource's state is read from the API server: its first list and
 // every relist (kube::ReflectorOptions::streaming_list).
 enum class UpstreamList {
-  // Paged LISTs where the API server serves them from its watch cache
-  // (1.34 and later, kube::ServerVersion::PagesListsFromWatchCache), a
+  // Paged LISTs where the API server encodes LIST responses as it streams
+  // them (1.33 and later, kube::ServerVersion::StreamsListEncoding), a
   // streaming list elsewhere (falling back to paged where it is refused).
   kAuto,
   // A streaming list (KEP-3157) first, paged LISTs where it is refused.

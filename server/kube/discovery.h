@@ -60,11 +60,15 @@ struct ServerVersion {
   int major = 0;
   int minor = 0;
 
-  // True from 1.34, whose watch cache serves paged LISTs from snapshots
-  // (KEP-4988, beta and on by default in 1.34): a paged LIST then costs the
-  // apiserver less than a streaming list, which encodes every object as a
-  // watch event (docs/BENCHMARKS.md, "Upstream cost of a sync").
-  bool PagesListsFromWatchCache() const { return major > 1 || (major == 1 && minor >= 34); }
+  // True from 1.33, which encodes a LIST response item by item as it writes
+  // it (KEP-5116, beta and on by default in 1.33; GA in 1.34) instead of
+  // building it whole, so the first list (resourceVersion=0, served whole
+  // from the watch cache) no longer costs the memory that streaming lists
+  // (KEP-3157) were made to save; from 1.34 the relists' pages come from
+  // watch-cache snapshots too (KEP-4988). A streaming list, which encodes
+  // every object as a watch event of its own, then costs the apiserver
+  // more (docs/BENCHMARKS.md, "Upstream cost of a sync").
+  bool StreamsListEncoding() const { return major > 1 || (major == 1 && minor >= 33); }
 };
 
 // Reads a /version document. INVALID_ARGUMENT, naming the field, when major

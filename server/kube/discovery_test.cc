@@ -195,21 +195,21 @@ TEST(ServerVersionTest, ReadsMajorAndMinor) {
   ASSERT_TRUE(version.ok()) << version.status();
   EXPECT_EQ(version->major, 1);
   EXPECT_EQ(version->minor, 37);
-  EXPECT_TRUE(version->PagesListsFromWatchCache());
+  EXPECT_TRUE(version->StreamsListEncoding());
 }
 
 TEST(ServerVersionTest, AProvidersSuffixIsIgnored) {
-  absl::StatusOr<ServerVersion> version = ParseServerVersion(R"({"major":"1","minor":"33+"})");
+  absl::StatusOr<ServerVersion> version = ParseServerVersion(R"({"major":"1","minor":"32+"})");
   ASSERT_TRUE(version.ok()) << version.status();
-  EXPECT_EQ(version->minor, 33);
-  EXPECT_FALSE(version->PagesListsFromWatchCache());
+  EXPECT_EQ(version->minor, 32);
+  EXPECT_FALSE(version->StreamsListEncoding());
 }
 
-TEST(ServerVersionTest, OnlyFrom134TheWatchCachePagesLists) {
-  EXPECT_FALSE((ServerVersion{1, 20}).PagesListsFromWatchCache());
-  EXPECT_FALSE((ServerVersion{1, 33}).PagesListsFromWatchCache());
-  EXPECT_TRUE((ServerVersion{1, 34}).PagesListsFromWatchCache());
-  EXPECT_TRUE((ServerVersion{2, 0}).PagesListsFromWatchCache());
+TEST(ServerVersionTest, ListEncodingStreamsFrom133) {
+  EXPECT_FALSE((ServerVersion{1, 20}).StreamsListEncoding());
+  EXPECT_FALSE((ServerVersion{1, 32}).StreamsListEncoding());
+  EXPECT_TRUE((ServerVersion{1, 33}).StreamsListEncoding());
+  EXPECT_TRUE((ServerVersion{2, 0}).StreamsListEncoding());
 }
 
 TEST(ServerVersionTest, BadDocumentsNameWhatIsWrong) {

@@ -48,13 +48,13 @@ bool ApiServerUpstream::StreamingList(config::UpstreamList mode) {
                                 "the API server's version is unknown: ",
                                 version.status().message(), ")"));
     } else {
-      auto_streaming_list_ = !version->PagesListsFromWatchCache();
+      auto_streaming_list_ = !version->StreamsListEncoding();
       log::Info(kUpstreamComponent,
                 absl::StrCat("upstream lists: ", *auto_streaming_list_ ? "streaming" : "paged",
                              " (--upstream-list=auto; kube-apiserver ", version->major, ".",
                              version->minor,
-                             *auto_streaming_list_ ? " does not page LISTs from its watch cache)"
-                                                   : " pages LISTs from its watch cache)"));
+                             *auto_streaming_list_ ? " builds LIST responses whole)"
+                                                   : " streams LIST responses)"));
     }
   }
   return *auto_streaming_list_;

@@ -506,11 +506,11 @@ TEST_F(OracleTest, InitialEventsEqualTheListThenBookmarkThenLiveEvents) {
 }
 
 // By default (--upstream-list=auto) informerd reads its upstream state the
-// way that costs the apiserver it talks to least: paged LISTs where its
-// watch cache pages them (1.34 and later: 1.37 here), a streaming list
+// way that costs the apiserver it talks to least: LISTs where it encodes
+// them as it streams them (1.33 and later: 1.37 here), a streaming list
 // where it does not; and a streaming list's refusal (1.20) leads to paged
 // LISTs.
-TEST_F(OracleTest, UpstreamStateComesByPagedListsWhereTheWatchCachePagesThem) {
+TEST_F(OracleTest, UpstreamStateComesByListWhereTheApiserverStreamsListEncoding) {
   absl::StatusOr<kube::ServerVersion> version =
       kube::ParseServerVersion(Dump(ApiGet("/version")));
   ASSERT_TRUE(version.ok()) << version.status();
@@ -518,7 +518,7 @@ TEST_F(OracleTest, UpstreamStateComesByPagedListsWhereTheWatchCachePagesThem) {
   CreateConfigMap(ns, "one", {});
   const ApiWatchList api = StreamingListFromApiserver(ns, "");
   const kube::ReflectorStats& stats = server_->registry().all().front()->reflector->stats();
-  if (version->PagesListsFromWatchCache()) {
+  if (version->StreamsListEncoding()) {
     EXPECT_EQ(api.http_status, 200) << "1." << version->minor << " streams lists too";
     EXPECT_EQ(stats.streamed_lists.load(), 0u);
     EXPECT_EQ(stats.streaming_list_refused.load(), 0u);
@@ -536,7 +536,7 @@ TEST_F(OracleTest, UpstreamStateComesByPagedListsWhereTheWatchCachePagesThem) {
 }
 
 // With --upstream-list=stream informerd reads its upstream state by a
-// streaming list where the apiserver streams one (1.34 and later by
+// streaming list where the apiserver serves one (1.34 and later by
 // default), paged LISTs where it refuses (1.20).
 TEST(OracleUpstreamList, StreamingListWhereTheApiserverServesIt) {
   std::string ns = CreateTestNamespace("oracle-upstream-stream");
