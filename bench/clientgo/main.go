@@ -1,7 +1,9 @@
 // Command informerd-clientgo-bench measures a client-go SharedIndexInformer's
 // cold sync: the time from start to HasSynced, the process's CPU seconds
 // until then, and its peak and steady resident memory, for one resource. It is the
-// client-go side of the cold-sync table in docs/BENCHMARKS.md.
+// client-go side of the cold-sync table in docs/BENCHMARKS.md. With --decode
+// it instead measures how fast client-go's codec decodes one object as the
+// apiserver sent it (JSON or protobuf), the anchor of the ingest table.
 //
 // client-go is today's (go.mod), used as a controller uses it: typed
 // objects, managedFields dropped by SetTransform, and the Reflector's own
@@ -29,6 +31,7 @@ import (
 	apiruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -39,7 +42,10 @@ var (
 	namespace  = flag.String("namespace", "", "namespace to list and watch; empty = all")
 	steadyWait = flag.Duration("steady", 5*time.Second,
 		"wait after sync before reading steady RSS (after a forced GC that returns freed memory to the OS)")
-	contentType = flag.String("content-type", "",
+	decodeFile = flag.String("decode", "",
+		"a Pod as the apiserver sent it (JSON or protobuf): decode it for --decode-seconds and print bytes/s per core")
+	decodeSeconds = flag.Duration("decode-seconds", 3*time.Second, "how long --decode runs")
+	contentType   = flag.String("content-type", "",
 		"the wire format asked of the apiserver: empty for client-go's default (protobuf for built-in types), or json")
 )
 
@@ -81,6 +87,9 @@ func statusKiB(key string) int64 {
 
 func main() {
 	flag.Parse()
+	if *decodeFile != "" {
+		os.Exit(decode(*decodeFile, *decodeSeconds))
+	}
 	start := time.Now()
 
 	config, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
@@ -160,4 +169,38 @@ func typedListWatch[L apiruntime.Object](
 		},
 		WatchFuncWithContext: watchFunc,
 	}
+}
+
+// decode decodes the object in file with client-go's own deserializer (the
+// one its typed clients use, JSON or protobuf by the bytes) for the given
+// time, on this thread, and prints "bytes=N decodes=M cpu_seconds=S
+// mb_per_cpu_second=X".
+func decode(file string, duration time.Duration) int {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "decode:", err)
+		return 1
+	}
+	deserializer := scheme.Codecs.UniversalDeserializer()
+	if _, _, err := deserializer.Decode(data, nil, nil); err != nil {
+		fmt.Fprintln(os.Stderr, "decode:", file, err)
+		return 1
+	}
+	runtime.LockOSThread()
+	cpuBefore := cpuSeconds()
+	start := time.Now()
+	decodes := 0
+	for time.Since(start) < duration {
+		for i := 0; i < 100; i++ {
+			if _, _, err := deserializer.Decode(data, nil, nil); err != nil {
+				fmt.Fprintln(os.Stderr, "decode:", err)
+				return 1
+			}
+		}
+		decodes += 100
+	}
+	cpu := cpuSeconds() - cpuBefore
+	fmt.Printf("bytes=%d decodes=%d cpu_seconds=%.2f mb_per_cpu_second=%.1f\n",
+		len(data), decodes, cpu, float64(len(data))*float64(decodes)/cpu/1e6)
+	return 0
 }
