@@ -51,8 +51,9 @@ run() {
   seconds+=($((SECONDS - start)))
 }
 
-run ingest_benchmark '^BM_WatchFrameToInformer +[0-9.]+ [mun]s' \
-  "$bin/bench/ingest_benchmark" --benchmark_min_time=0.05
+run ingest '^\| client-go JSON \| [0-9,]+ \| [0-9.]+ \|
+^\| client-go protobuf \| [0-9,]+ \| [0-9.]+ \|
+^\| BM_WatchFrameToInformer \| [0-9]+ \| [0-9.]+x \| [0-9.]+x \|' bench/ingest.sh --quick
 run memory_benchmark '^1000 +[0-9]+ +[0-9]+' "$bin/bench/memory_benchmark" 1000
 run fanout_benchmark '^\| informerd \| 10 \|
 ^\| probe \| 10 \|
