@@ -33,6 +33,7 @@
 
 ABSL_FLAG(std::string, resource, "configmaps", "configmaps or pods");
 ABSL_FLAG(int, count, 10000, "objects to create");
+ABSL_FLAG(int, first, 0, "index of the first object to create (a partial load resumed)");
 ABSL_FLAG(int, object_bytes, 10240, "ConfigMap data size");
 ABSL_FLAG(int, concurrency, 8, "concurrent clients");
 
@@ -121,7 +122,7 @@ int Run() {
     return 1;
   }
   const std::string path = absl::StrCat("/api/v1/namespaces/", ns, "/", resource);
-  std::atomic<int> next{0};
+  std::atomic<int> next{absl::GetFlag(FLAGS_first)};
   std::atomic<int> failed{0};
   const absl::Time start = absl::Now();
   std::vector<std::thread> threads;
@@ -149,7 +150,8 @@ int Run() {
     });
   }
   for (std::thread& thread : threads) thread.join();
-  std::printf("created %d %s in %s in %.1f s (%d failed)\n", count - failed.load(),
+  std::printf("created %d %s in %s in %.1f s (%d failed)\n",
+              count - absl::GetFlag(FLAGS_first) - failed.load(),
               resource.c_str(), ns.c_str(), absl::ToDoubleSeconds(absl::Now() - start),
               failed.load());
   return failed.load() == 0 ? 0 : 1;
