@@ -4,7 +4,7 @@
 // created, so a second run completes a partial load.
 //
 //   --resource=configmaps  ConfigMaps with one data value of --object_bytes
-//   --resource=pods        the pods of bench/pod_fixture (about 10 KB served),
+//   --resource=pods        the pods of bench/pod_fixture (about 12 KB served),
 //                          with automountServiceAccountToken: false; created
 //                          without the fields only the server may set, then
 //                          given the fixture's status through the status
@@ -133,18 +133,23 @@ int Run() {
         const std::string body = resource == "pods"
                                      ? PodBody(ns, i)
                                      : ConfigMapBody(ns, i, absl::GetFlag(FLAGS_object_bytes));
-        auto response = client->Post(path, body, "application/json");
-        if (response && resource == "pods" && (response->status == 201 || response->status == 409)) {
-          const StatusPatch patch = PodStatusPatch(path, i);
-          response = client->Patch(patch.path, patch.body, "application/merge-patch+json");
-          if (response && response->status == 200) response->status = 201;
-        }
-        if (!response || (response->status != 201 && response->status != 409)) {
+        // A failed step, by name: at most 5 are printed.
+        auto fail = [&](const char* step, const httplib::Result& response) {
           if (failed++ < 5) {
-            std::fprintf(stderr, "%s %d: HTTP %d %s\n", resource.c_str(), i,
+            std::fprintf(stderr, "%s %d: %s: HTTP %d %s\n", resource.c_str(), i, step,
                          response ? response->status : 0,
                          response ? response->body.substr(0, 300).c_str() : "");
           }
+        };
+        auto created = client->Post(path, body, "application/json");
+        if (!created || (created->status != 201 && created->status != 409)) {
+          fail("create", created);
+          continue;
+        }
+        if (resource == "pods") {
+          const StatusPatch patch = PodStatusPatch(path, i);
+          auto patched = client->Patch(patch.path, patch.body, "application/merge-patch+json");
+          if (!patched || patched->status != 200) fail("status patch", patched);
         }
       }
     });

@@ -75,7 +75,8 @@ struct ServerVersion {
 // or minor is missing or does not start with a number.
 absl::StatusOr<ServerVersion> ParseServerVersion(std::string_view body);
 
-// GETs and reads /version; the server's error, or UNAVAILABLE.
+// GETs and reads /version: the server's error (UNAVAILABLE when it cannot
+// be reached), or ParseServerVersion's.
 absl::StatusOr<ServerVersion> GetServerVersion(RestClient& client);
 
 }  // namespace informerd::kube

@@ -10,8 +10,11 @@
 #include "server/log/log.h"
 
 namespace informerd::service {
+namespace {
 
 constexpr std::string_view kUpstreamComponent = "upstream";
+
+}  // namespace
 
 std::string ServedResource::DisplayName() const {
   return kube::KubectlName(info.group, info.resource);
@@ -37,26 +40,25 @@ bool ApiServerUpstream::StreamingList(config::UpstreamList mode) {
       break;
   }
   absl::MutexLock lock(&mutex_);
-  if (!auto_streaming_list_.has_value()) {
-    absl::StatusOr<kube::ServerVersion> version = kube::GetServerVersion(*client_);
-    if (!version.ok()) {
-      // A streaming list works on every version it is refused on, by its
-      // fallback, so not knowing the version costs at most a refusal.
-      auto_streaming_list_ = true;
-      log::Warning(kUpstreamComponent,
-                   absl::StrCat("upstream lists: streaming (--upstream-list=auto; "
-                                "the API server's version is unknown: ",
-                                version.status().message(), ")"));
-    } else {
-      auto_streaming_list_ = !version->StreamsListEncoding();
-      log::Info(kUpstreamComponent,
-                absl::StrCat("upstream lists: ", *auto_streaming_list_ ? "streaming" : "paged",
-                             " (--upstream-list=auto; kube-apiserver ", version->major, ".",
-                             version->minor,
-                             *auto_streaming_list_ ? " builds LIST responses whole)"
-                                                   : " streams LIST responses)"));
-    }
+  if (auto_streaming_list_.has_value()) return *auto_streaming_list_;
+  absl::StatusOr<kube::ServerVersion> version = kube::GetServerVersion(*client_);
+  if (!version.ok()) {
+    // Works on every version (where it is refused, its fallback lists);
+    // the next reader asks again, so a passing failure does not decide for
+    // the life of the process.
+    log::Warning(kUpstreamComponent,
+                 absl::StrCat("upstream lists: streaming for now (--upstream-list=auto; the "
+                              "API server's version is unknown: ",
+                              version.status().ToString(), ")"));
+    return true;
   }
+  auto_streaming_list_ = !version->StreamsListEncoding();
+  log::Info(kUpstreamComponent,
+            absl::StrCat("upstream lists: ", *auto_streaming_list_ ? "streaming" : "paged",
+                         " (--upstream-list=auto; kube-apiserver ", version->major, ".",
+                         version->minor,
+                         *auto_streaming_list_ ? " builds LIST responses whole)"
+                                               : " streams LIST responses)"));
   return *auto_streaming_list_;
 }
 

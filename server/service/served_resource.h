@@ -117,12 +117,13 @@ class ApiServerUpstream : public Upstream {
  private:
   kube::ReflectorOptions ReflectorOptionsFor(const config::ResourceConfig& wanted,
                                              const ServedResourceOptions& options);
-  // Whether readers start with a streaming list, for `mode`.
-  bool StreamingList(config::UpstreamList mode);
+  // Whether readers start with a streaming list, for `mode`. For kAuto,
+  // asks the server's version (a blocking GET) until one answer decides.
+  bool StreamingList(config::UpstreamList mode) ABSL_LOCKS_EXCLUDED(mutex_);
 
   kube::RestClient* const client_;
   absl::Mutex mutex_;
-  // kAuto's choice, once made.
+  // kAuto's choice, once the server's version was read.
   std::optional<bool> auto_streaming_list_ ABSL_GUARDED_BY(mutex_);
 };
 
