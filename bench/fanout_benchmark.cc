@@ -115,8 +115,9 @@ struct Row {
   size_t apiserver_resident_bytes = 0;
   // informerd's own share of the latency: p99 from an event's arrival from
   // the apiserver to its write to a watcher (informerd_dispatch_latency_seconds
-  // over the window); the rest of p99_ms is the write's way through the
-  // apiserver to informerd, and the stream to the client.
+  // over the window). The other hops of p99_ms are the write's way through
+  // the apiserver to informerd and the stream to the client (p99s do not
+  // subtract exactly, but a small one here puts the time there).
   double server_dispatch_p99_ms = -1;
 };
 

@@ -1,5 +1,6 @@
-// Reads one metric from informerd's Prometheus endpoint, summed over its
-// label sets, so a benchmark can compare counters before and after a run.
+// Reads informerd's Prometheus endpoint for benchmarks: one metric summed
+// over its label sets, or a histogram's quantile over a window, so a run
+// can compare readings before and after.
 //
 // Thread safety: pure functions (each call makes its own HTTP request).
 #ifndef INFORMERD_BENCH_INFORMERD_METRICS_H_

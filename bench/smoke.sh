@@ -4,7 +4,7 @@
 # Writes a JUnit report with one testcase per benchmark.
 #
 # Usage: bench/smoke.sh [--junit PATH]
-# The fan-out, cold-sync and read benchmarks need the control plane of
+# The ingest, fan-out, cold-sync and read benchmarks need the control plane of
 # `hack/control-plane.sh env`; without a running one their testcases fail.
 # The tiers benchmark also needs root (network namespaces) and iproute2.
 set -uo pipefail

@@ -1,13 +1,15 @@
 // Reflector: keeps a ListWatchSink in step with one resource on the API
 // server, the way client-go's Reflector feeds an informer.
 //
-// It gets the resource's state with a streaming list (KEP-3157: a WATCH with
+// It gets the resource's state by LIST, page by page (the first at
+// resourceVersion=0, from the apiserver's watch cache), or, with
+// streaming_list, by a streaming list (KEP-3157: a WATCH with
 // sendInitialEvents=true whose initial ADDED events end with a bookmark
-// annotated k8s.io/initial-events-end), which the apiserver serves from its
-// watch cache one object at a time instead of building a whole LIST
-// response; where the server refuses that (before 1.27, or with the WatchList
-// feature off), it lists page by page instead, as client-go's Reflector
-// does, and keeps listing for the rest of its life. A streaming list that
+// annotated k8s.io/initial-events-end), which spares an apiserver that
+// builds LIST responses whole (before 1.33) that cost; the caller chooses
+// (see config::UpstreamList). Where the server refuses a streaming list
+// (before 1.27, or with the WatchList feature off), it lists instead, as
+// client-go's Reflector does, and keeps listing for the rest of its life. A streaming list that
 // breaks before its end (the apiserver closes a watcher that reads its
 // initial events slower than the resource changes, so on a big resource it
 // may break every time) is followed by one paged LIST, as client-go falls
