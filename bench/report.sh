@@ -2,6 +2,8 @@
 # Draws the benchmark plots docs/BENCHMARKS.md shows from the benchmarks'
 # outputs: each script's standard output, saved under RESULTS_DIR as
 #   fanout.out       bench/fanout.sh      (rows, rate search)
+#   fanout-search-informerd.out  informerd's rate search repeated (rows
+#                    "informerd (sweep N)" of bench/fanout_benchmark)
 #   read.out         bench/read.sh
 #   token_flood.out  bench/token_flood.sh
 #   coldsync.out, coldsync-large.out
@@ -65,10 +67,18 @@ if [[ -f "$results/fanout.out" ]]; then
   rows "$data/search.md" | awk -F'\t' -v d="$data" '
     $1 ~ /^(informerd|probe|probe\+writes|apiserver)$/ {
       f = d "/search-" $1 ".tsv"; gsub(/\+/, "_", f); print $4, $8 > f }'
+  # Repeated sweeps of informerd's search, when saved apart (rows labelled
+  # "informerd (sweep N)"): a series each.
+  if [[ -f "$results/fanout-search-informerd.out" ]]; then
+    rows "$results/fanout-search-informerd.out" | awk -F'\t' -v d="$data" '
+      $1 ~ /^informerd \(sweep [0-9]+\)$/ {
+        n = $1; gsub(/[^0-9]/, "", n); print $4, $8 > (d "/search-informerd_sweep" n ".tsv") }'
+  fi
   series=""
-  for target in informerd probe probe_writes apiserver; do
+  for target in informerd informerd_sweep1 informerd_sweep2 informerd_sweep3 probe probe_writes apiserver; do
     [[ -f "$data/search-$target.tsv" ]] || continue
     label="$target"
+    [[ "$target" == informerd_sweep* ]] && label="informerd, sweep ${target#informerd_sweep}"
     [[ "$target" == probe_writes ]] && label="probe with informerd's writes"
     [[ "$target" == apiserver ]] && label="apiserver, direct (100 watchers)"
     [[ "$target" == apiserver ]] || label="$label (1000 watchers)"
