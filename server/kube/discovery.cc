@@ -224,8 +224,7 @@ absl::StatusOr<ServerVersion> ParseServerVersion(std::string_view body) {
   return ServerVersion{*major, *minor};
 }
 
-absl::StatusOr<ServerVersion> GetServerVersion(RestClient& client) {
-  absl::StatusOr<HttpResponse> response = client.Get("/version");
+absl::StatusOr<ServerVersion> ServerVersionFrom(const absl::StatusOr<HttpResponse>& response) {
   if (!response.ok()) return response.status();
   if (response->status != 200) {
     return ToStatus(ApiStatusFromResponse(response->status, response->body), "GET /version");

@@ -75,9 +75,15 @@ struct ServerVersion {
 // or minor is missing or does not start with a number.
 absl::StatusOr<ServerVersion> ParseServerVersion(std::string_view body);
 
-// GETs and reads /version: the server's error (UNAVAILABLE when it cannot
-// be reached), or ParseServerVersion's.
-absl::StatusOr<ServerVersion> GetServerVersion(RestClient& client);
+// Reads the answer to GET /version: the server's error (UNAVAILABLE when
+// it could not be reached), or ParseServerVersion's. Apart from asking, so
+// it can be fuzzed without a client.
+absl::StatusOr<ServerVersion> ServerVersionFrom(const absl::StatusOr<HttpResponse>& response);
+
+// GETs and reads /version.
+inline absl::StatusOr<ServerVersion> GetServerVersion(RestClient& client) {
+  return ServerVersionFrom(client.Get("/version"));
+}
 
 }  // namespace informerd::kube
 

@@ -3,7 +3,8 @@
 // server's error mapped by ToStatus, or NOT_FOUND / FAILED_PRECONDITION /
 // DATA_LOSS / UNAVAILABLE), ask for at most the two documents it needs, and
 // accept only a resource it can list and watch, with a collection path of
-// the asked group and resource.
+// the asked group and resource. The first body is also read as a /version
+// document: INVALID_ARGUMENT or a version, never a crash.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -61,6 +62,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     return HttpResponse{http_status, absl::ZeroDuration(), std::string(body)};
   };
+  absl::StatusOr<informerd::kube::ServerVersion> server_version =
+      informerd::kube::ServerVersionFrom(HttpResponse{200, absl::ZeroDuration(), std::string(bodies[0])});
+  if (server_version.ok() ? server_version->major < 0 || server_version->minor < 0
+                          : server_version.status().code() != absl::StatusCode::kInvalidArgument) {
+    abort();
+  }
   absl::StatusOr<informerd::kube::ResourceInfo> info =
       informerd::kube::DiscoverFrom(get, group, version, resource);
   if (!info.ok()) {
