@@ -505,6 +505,27 @@ TEST_F(OracleTest, InitialEventsEqualTheListThenBookmarkThenLiveEvents) {
   reader->Finish();
 }
 
+// A Reflector that tried a streaming list first: it streamed where the
+// apiserver serves one (`api`, the apiserver's own answer to one), and
+// listed after a refusal where it does not.
+void ExpectStreamedWhereServedListedWhereRefused(const ApiWatchList& api,
+                                                 const kube::ReflectorStats& stats) {
+  if (api.http_status == 200) {
+    EXPECT_TRUE(api.initial_events_end);
+    EXPECT_GE(stats.streamed_lists.load(), 1u);
+    EXPECT_EQ(stats.streaming_list_refused.load(), 0u);
+    EXPECT_EQ(stats.list_pages.load(), 0u);
+  } else {
+    // Refused as a bad request, not as a failure of the server.
+    EXPECT_TRUE(api.http_status == 400 || api.http_status == 422)
+        << api.http_status << " " << api.refusal;
+    EXPECT_EQ(stats.streamed_lists.load(), 0u);
+    EXPECT_EQ(stats.streaming_list_refused.load(), 1u);
+    EXPECT_GE(stats.list_pages.load(), 1u);
+  }
+  EXPECT_GE(stats.lists.load(), 1u);
+}
+
 // By default (--upstream-list=auto) informerd reads its upstream state the
 // way that costs the apiserver it talks to least: LISTs where it encodes
 // them as it streams them (1.33 and later: 1.37 here), a streaming list
@@ -522,16 +543,10 @@ TEST_F(OracleTest, UpstreamStateComesByListWhereTheApiserverStreamsListEncoding)
     EXPECT_EQ(stats.streamed_lists.load(), 0u);
     EXPECT_EQ(stats.streaming_list_refused.load(), 0u);
     EXPECT_GE(stats.list_pages.load(), 1u);
-  } else if (api.http_status == 200) {
-    EXPECT_TRUE(api.initial_events_end);
-    EXPECT_GE(stats.streamed_lists.load(), 1u);
-    EXPECT_EQ(stats.list_pages.load(), 0u);
+    EXPECT_GE(stats.lists.load(), 1u);
   } else {
-    EXPECT_EQ(stats.streamed_lists.load(), 0u);
-    EXPECT_EQ(stats.streaming_list_refused.load(), 1u);
-    EXPECT_GE(stats.list_pages.load(), 1u);
+    ExpectStreamedWhereServedListedWhereRefused(api, stats);
   }
-  EXPECT_GE(stats.lists.load(), 1u);
 }
 
 // With --upstream-list=stream informerd reads its upstream state by a
@@ -546,21 +561,8 @@ TEST(OracleUpstreamList, StreamingListWhereTheApiserverServesIt) {
                          options);
   server.WaitSynced();
   const ApiWatchList api = StreamingListFromApiserver(ns, "");
-  const kube::ReflectorStats& stats = server.registry().all().front()->reflector->stats();
-  if (api.http_status == 200) {
-    EXPECT_TRUE(api.initial_events_end);
-    EXPECT_GE(stats.streamed_lists.load(), 1u);
-    EXPECT_EQ(stats.streaming_list_refused.load(), 0u);
-    EXPECT_EQ(stats.list_pages.load(), 0u);
-  } else {
-    // Refused as a bad request, not as a failure of the server.
-    EXPECT_TRUE(api.http_status == 400 || api.http_status == 422)
-        << api.http_status << " " << api.refusal;
-    EXPECT_EQ(stats.streamed_lists.load(), 0u);
-    EXPECT_EQ(stats.streaming_list_refused.load(), 1u);
-    EXPECT_GE(stats.list_pages.load(), 1u);
-  }
-  EXPECT_GE(stats.lists.load(), 1u);
+  ExpectStreamedWhereServedListedWhereRefused(
+      api, server.registry().all().front()->reflector->stats());
 }
 
 // informerd serves WatchList on every version (from its own cache). Where
