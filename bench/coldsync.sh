@@ -102,17 +102,16 @@ for resource in $resources; do
   bench::load "$bin" "$resource" "$ns" "$count"
   for ((round = 1; round <= rounds; round++)); do
     # The floor: the apiserver's own LIST, as the Reflector asks for it
-    # (served from the watch cache in one piece at resourceVersion=0; not
-    # curl's user agent, for which the apiserver pretty-prints). Before 1.33
+    # (served from the watch cache in one piece at resourceVersion=0). Before 1.33
     # the apiserver encodes the whole list before it sends a byte, so the
     # first byte shows how much of the floor is encoding; from 1.33 it
     # encodes item by item as it writes.
-    read -r seconds first_byte <<<"$(api -A informerd-bench -o /dev/null \
+    read -r seconds first_byte <<<"$(api -o /dev/null \
       -w '%{time_total} %{time_starttransfer}' -H 'Accept: application/json' \
       "$INFORMERD_APISERVER_URL/api/v1/namespaces/$ns/$resource?limit=500&resourceVersion=0")"
     # The compact JSON each cache keeps per object once managedFields are
     # gone: the mean over a page of 500 (a consistent read, which pages).
-    read -r json_bytes <<<"$(api -A informerd-bench -H 'Accept: application/json' \
+    read -r json_bytes <<<"$(api -H 'Accept: application/json' \
       "$INFORMERD_APISERVER_URL/api/v1/namespaces/$ns/$resource?limit=500" | python3 -c '
 import json, sys
 items = json.load(sys.stdin)["items"]

@@ -40,8 +40,7 @@ ns=bench-ingest
 bench::load "$bin" pods "$ns" 1
 name="$(bench::api "$INFORMERD_APISERVER_URL/api/v1/namespaces/$ns/pods?limit=1" |
   python3 -c 'import json,sys; print(json.load(sys.stdin)["items"][0]["metadata"]["name"])')"
-# Not curl's user agent: the apiserver pretty-prints JSON for curl.
-bench::api -A informerd-bench -H 'Accept: application/json' -o "$run_dir/pod.json" \
+bench::api -H 'Accept: application/json' -o "$run_dir/pod.json" \
   "$INFORMERD_APISERVER_URL/api/v1/namespaces/$ns/pods/$name"
 bench::api -H 'Accept: application/vnd.kubernetes.protobuf' -o "$run_dir/pod.pb" \
   "$INFORMERD_APISERVER_URL/api/v1/namespaces/$ns/pods/$name"
