@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# Builds today's control plane from Go modules, once per version: the
-# kube-apiserver of k8s.io/kubernetes (hack/upstream/kubernetes) and the
-# etcd server of go.etcd.io/etcd/server/v3 (hack/upstream/etcd). Each
+# Builds today's control plane and node from Go modules, once per version:
+# the kube-apiserver of k8s.io/kubernetes (hack/upstream/kubernetes), the
+# etcd server of go.etcd.io/etcd/server/v3 (hack/upstream/etcd), and for the
+# node (hack/node.sh) kubelet, kube-scheduler, kube-controller-manager and
+# kube-proxy from the same module as kube-apiserver and CoreDNS
+# (hack/upstream/coredns). Each
 # wrapper module's go.mod and go.sum pin the version and every dependency;
 # the binary is cached as ~/.cache/informerd/NAME-VERSION, so later runs
 # (and CI on the same machine) reuse it. Kubernetes 1.20 comes from Debian
 # instead: hack/build-apiserver-1.20.sh.
 #
-# Usage: hack/build-upstream.sh kube-apiserver|etcd   prints the binary's path
+# Usage: hack/build-upstream.sh NAME   prints the binary's path
+#   NAME: kube-apiserver, etcd, kubelet, kube-scheduler,
+#         kube-controller-manager, kube-proxy or coredns
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 usage() {
-  informerd::log "usage: $0 kube-apiserver|etcd"
+  informerd::log "usage: $0 kube-apiserver|etcd|kubelet|kube-scheduler|kube-controller-manager|kube-proxy|coredns"
   exit 2
 }
 (($# == 1)) || usage
@@ -24,6 +29,20 @@ case "$name" in
     package=k8s.io/kubernetes/cmd/kube-apiserver
     minutes=12
     ;;
+  kubelet | kube-scheduler | kube-controller-manager | kube-proxy)
+    # The same module and version as kube-apiserver: the Go build cache
+    # shares what they have in common, so each takes a few minutes more.
+    module_dir="$INFORMERD_ROOT/hack/upstream/kubernetes"
+    module=k8s.io/kubernetes
+    package="k8s.io/kubernetes/cmd/$name"
+    minutes=4
+    ;;
+  coredns)
+    module_dir="$INFORMERD_ROOT/hack/upstream/coredns"
+    module=github.com/coredns/coredns
+    package=informerd.local/upstream/coredns
+    minutes=4
+    ;;
   etcd)
     module_dir="$INFORMERD_ROOT/hack/upstream/etcd"
     module=go.etcd.io/etcd/server/v3
@@ -33,27 +52,8 @@ case "$name" in
   *) usage ;;
 esac
 
-# The wrapper modules say `go 1.26.0`; an older Go would try to download a
-# newer toolchain, which this network does not allow. Debian's Go 1.19 is
-# installed too (for 1.20), so the newest Go on the machine is looked for.
-find_go() {
-  local candidate
-  for candidate in "${INFORMERD_GO:-}" /usr/local/go/bin/go "$(command -v go || true)"; do
-    [[ -n "$candidate" && -x "$candidate" ]] || continue
-    if GOTOOLCHAIN=local "$candidate" version 2>/dev/null |
-      grep -qE 'go1\.(2[6-9]|[3-9][0-9])'; then
-      echo "$candidate"
-      return 0
-    fi
-  done
-  informerd::log "error: building $name needs Go 1.26 or newer (found:" \
-    "$(command -v go >/dev/null && go version || echo none));" \
-    "install it or point INFORMERD_GO at its go binary"
-  return 1
-}
-
 export GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=0
-go="$(find_go)"
+go="$(informerd::newest_go)" || exit 1
 # The version is the one go.mod requires, so a bump of go.mod is a new binary.
 version="$(cd "$module_dir" && "$go" list -m -f '{{.Version}}' "$module")"
 [[ "$version" == v* ]] || informerd::die "cannot read the version of $module from $module_dir/go.mod"
@@ -68,7 +68,7 @@ log="$INFORMERD_CACHE/build-$name-$version.log"
 informerd::log "building $name $version from Go modules (about $minutes minutes on" \
   "2 cores the first time; log: $log)"
 ldflags="-s -w"
-if [[ "$name" == kube-apiserver ]]; then
+if [[ "$module" == k8s.io/kubernetes ]]; then
   # What a release build stamps, so that /version names the release: the
   # oracle tests and clients read it.
   minor="$(cut -d. -f2 <<<"$version")"

@@ -22,6 +22,14 @@
 #   INFORMERD_ETCD_PEER_PORT      default 23800
 #   INFORMERD_APISERVER_PORT      default 26443
 #   INFORMERD_CP_READY_TIMEOUT    seconds `up` waits for /readyz (default 60)
+#   INFORMERD_CP_NODE_IP          set by hack/node.sh only: the control plane
+#                                 of a cluster with a node. kube-apiserver then
+#                                 listens on every address and advertises this
+#                                 one (pods reach it as the kubernetes Service,
+#                                 10.0.0.1:443), keeps that Service's
+#                                 endpoints, admits pods with ServiceAccount
+#                                 tokens, and reaches kubelets with a client
+#                                 certificate (pki/kubelet-client.*)
 # The ports matter only to `up`; `env` reports the ports the running control
 # plane was started with.
 #
@@ -56,6 +64,7 @@ readonly log_dir="$cp_dir/logs"
 readonly pid_dir="$cp_dir/pids"
 readonly env_file="$cp_dir/env.sh"
 readonly token_identities=(admin alice bob carol)
+readonly node_ip="${INFORMERD_CP_NODE_IP:-}"
 
 usage() {
   sed -n '6,12s/^# \{0,1\}//p' "$0" >&2
@@ -76,9 +85,12 @@ ensure_pki() {
     openssl req -x509 -newkey rsa:2048 -nodes -days 3650 \
       -subj "/CN=informerd-local-ca" -keyout "$tmp/ca.key" -out "$tmp/ca.crt"
     sign_cert "$tmp" serving "/CN=kube-apiserver" \
-      "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,IP:10.0.0.1
+      "subjectAltName=IP:127.0.0.1,${node_ip:+IP:$node_ip,}DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,IP:10.0.0.1
 extendedKeyUsage=serverAuth"
     sign_cert "$tmp" certuser "/O=informerd:certusers/CN=certuser" \
+      "extendedKeyUsage=clientAuth"
+    # What kube-apiserver shows a kubelet for logs and exec.
+    sign_cert "$tmp" kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" \
       "extendedKeyUsage=clientAuth"
     openssl genrsa -out "$tmp/service-account.key" 2048
     openssl rsa -in "$tmp/service-account.key" -pubout \
@@ -183,48 +195,6 @@ write_env_file() {
 
 # --- processes -------------------------------------------------------------
 
-# Usage: component_pid NAME; prints the pid if NAME runs, else fails.
-component_pid() {
-  local name="$1" pid
-  [[ -f "$pid_dir/$name.pid" ]] || return 1
-  pid="$(<"$pid_dir/$name.pid")"
-  informerd::pid_runs "$pid" "$(<"$pid_dir/$name.exe")" || return 1
-  echo "$pid"
-}
-
-# Usage: start_component NAME BINARY ARGS...
-# setsid keeps the process out of the caller's process group, so a Ctrl-C
-# in the terminal reaches the caller, which then stops it in order. The
-# background job of a non-interactive shell is no group leader, so setsid
-# execs in place and $! is the component's own pid.
-start_component() {
-  local name="$1" binary="$2"
-  shift 2
-  mkdir -p "$pid_dir" "$log_dir"
-  setsid "$binary" "$@" </dev/null >>"$log_dir/$name.log" 2>&1 &
-  local pid="$!"
-  echo "$pid" >"$pid_dir/$name.pid"
-  echo "$binary" >"$pid_dir/$name.exe"
-  # Until the exec chain (bash, setsid, binary) completes, the pid does not
-  # yet run the binary and would look dead.
-  informerd::wait_until 10 exec_finished "$pid" "$binary" || true
-}
-
-# Usage: exec_finished PID BINARY; true once PID runs BINARY or has exited.
-exec_finished() {
-  informerd::pid_runs "$1" "$2" || informerd::pid_gone "$1"
-}
-
-# Usage: stop_component NAME
-stop_component() {
-  local name="$1" pid
-  if pid="$(component_pid "$name")"; then
-    informerd::log "stopping $name (pid $pid)"
-    informerd::stop_pid "$pid" 30
-  fi
-  rm -f "$pid_dir/$name.pid" "$pid_dir/$name.exe"
-}
-
 port_in_use() {
   (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
@@ -239,8 +209,8 @@ fail_start() {
 }
 
 stop_all() {
-  stop_component kube-apiserver
-  stop_component etcd
+  informerd::stop_component kube-apiserver
+  informerd::stop_component etcd
 }
 
 etcd_healthy() {
@@ -258,7 +228,7 @@ apiserver_ready() {
 alive_and() {
   local name="$1"
   shift
-  component_pid "$name" >/dev/null || fail_start "$name" "$name exited during startup"
+  informerd::component_pid "$name" >/dev/null || fail_start "$name" "$name exited during startup"
   "$@"
 }
 
@@ -275,13 +245,25 @@ start_apiserver() {
     "on $server (log: $log_dir/kube-apiserver.log)"
   # The service account flags are required by 1.20 (the TokenRequest API
   # signs with the signing key); --api-audiences defaults to the issuer.
-  # No controller manager runs, so ServiceAccount admission would reject
-  # every pod for want of a default service account; it is disabled. Since
-  # 1.3x the endpoint reconciler refuses a loopback advertise address; no
-  # pod here ever uses the kubernetes Service's endpoints, so it is off.
-  start_component kube-apiserver "$apiserver_bin" \
+  # Without a node (INFORMERD_CP_NODE_IP) no controller manager runs, so
+  # ServiceAccount admission would reject every pod for want of a default
+  # service account; it is disabled. Since 1.3x the endpoint reconciler
+  # refuses a loopback advertise address; no pod ever uses the kubernetes
+  # Service's endpoints then, so it is off.
+  local -a address_flags
+  if [[ -n "$node_ip" ]]; then
+    address_flags=(--bind-address 0.0.0.0 --advertise-address "$node_ip"
+      --endpoint-reconciler-type lease
+      --kubelet-client-certificate "$pki_dir/kubelet-client.crt"
+      --kubelet-client-key "$pki_dir/kubelet-client.key"
+      --kubelet-preferred-address-types InternalIP)
+  else
+    address_flags=(--bind-address 127.0.0.1 --advertise-address 127.0.0.1
+      --endpoint-reconciler-type none --disable-admission-plugins ServiceAccount)
+  fi
+  informerd::start_component kube-apiserver "$apiserver_bin" \
     --etcd-servers "$etcd_url" \
-    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 \
+    "${address_flags[@]}" \
     --secure-port "$apiserver_port" \
     --tls-cert-file "$pki_dir/serving.crt" \
     --tls-private-key-file "$pki_dir/serving.key" \
@@ -292,9 +274,7 @@ start_apiserver() {
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
     --service-account-key-file "$pki_dir/service-account.pub" \
     --service-account-signing-key-file "$pki_dir/service-account.key" \
-    --disable-admission-plugins ServiceAccount \
     --allow-privileged=true \
-    --endpoint-reconciler-type none \
     --service-cluster-ip-range 10.0.0.0/24 \
     --enable-priority-and-fairness=false
 }
@@ -303,7 +283,7 @@ start_apiserver() {
 
 cmd_up() {
   local server
-  if component_pid etcd >/dev/null && component_pid kube-apiserver >/dev/null &&
+  if informerd::component_pid etcd >/dev/null && informerd::component_pid kube-apiserver >/dev/null &&
     server="$(running_server_url)" && apiserver_ready "$server"; then
     informerd::log "already running at $server (state: $cp_dir)"
     return 0
@@ -343,7 +323,7 @@ cmd_up() {
 
   informerd::log "starting etcd $("$etcd_bin" --version | awk '/etcd Version/ {print $3}')" \
     "on $etcd_url (log: $log_dir/etcd.log)"
-  start_component etcd "$etcd_bin" \
+  informerd::start_component etcd "$etcd_bin" \
     --name informerd \
     --data-dir "$cp_dir/etcd-data" \
     --listen-client-urls "$etcd_url" --advertise-client-urls "$etcd_url" \
@@ -369,12 +349,12 @@ cmd_down() {
 # Starts kube-apiserver again (same state, ports and flags) if it is not
 # running, e.g. after a test killed it; etcd keeps running.
 cmd_restart_apiserver() {
-  component_pid etcd >/dev/null && [[ -f "$env_file" ]] ||
+  informerd::component_pid etcd >/dev/null && [[ -f "$env_file" ]] ||
     informerd::die "no control plane runs in $cp_dir; run: hack/control-plane.sh up"
   local server etcd_url timeout="${INFORMERD_CP_READY_TIMEOUT:-60}"
   server="$(source "$env_file" && echo "$INFORMERD_APISERVER_URL")"
   etcd_url="$(source "$env_file" && echo "$INFORMERD_ETCD_URL")"
-  stop_component kube-apiserver
+  informerd::stop_component kube-apiserver
   start_apiserver "$(informerd::apiserver_binary)" "$server" "$etcd_url"
   informerd::wait_until "$timeout" alive_and kube-apiserver apiserver_ready "$server" ||
     fail_start kube-apiserver "kube-apiserver not ready after ${timeout}s"
@@ -382,7 +362,7 @@ cmd_restart_apiserver() {
 }
 
 cmd_env() {
-  component_pid kube-apiserver >/dev/null && [[ -f "$env_file" ]] ||
+  informerd::component_pid kube-apiserver >/dev/null && [[ -f "$env_file" ]] ||
     informerd::die "no control plane runs in $cp_dir; run: hack/control-plane.sh up"
   cat "$env_file"
 }
@@ -390,13 +370,13 @@ cmd_env() {
 cmd_status() {
   local name pid server
   for name in etcd kube-apiserver; do
-    if pid="$(component_pid "$name")"; then
+    if pid="$(informerd::component_pid "$name")"; then
       echo "$name: running (pid $pid, log $log_dir/$name.log)"
     else
       echo "$name: stopped"
     fi
   done
-  if component_pid kube-apiserver >/dev/null && server="$(running_server_url)"; then
+  if informerd::component_pid kube-apiserver >/dev/null && server="$(running_server_url)"; then
     if apiserver_ready "$server"; then
       echo "apiserver: ready at $server"
     else

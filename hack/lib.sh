@@ -152,6 +152,25 @@ informerd::etcd_binary() {
   esac
 }
 
+# The wrapper modules say `go 1.26.0`; an older Go would try to download a
+# newer toolchain, which this network does not allow. Debian's Go 1.19 is
+# installed too (for 1.20), so the newest Go on the machine is looked for.
+informerd::newest_go() {
+  local candidate
+  for candidate in "${INFORMERD_GO:-}" /usr/local/go/bin/go "$(command -v go || true)"; do
+    [[ -n "$candidate" && -x "$candidate" ]] || continue
+    if GOTOOLCHAIN=local "$candidate" version 2>/dev/null |
+      grep -qE 'go1\.(2[6-9]|[3-9][0-9])'; then
+      echo "$candidate"
+      return 0
+    fi
+  done
+  informerd::log "error: building from Go modules needs Go 1.26 or newer (found:" \
+    "$(command -v go >/dev/null && go version || echo none));" \
+    "install it or point INFORMERD_GO at its go binary"
+  return 1
+}
+
 # Polls a command until it succeeds or the deadline passes.
 # Usage: informerd::wait_until SECONDS COMMAND...
 # Returns 1 on timeout.
@@ -214,4 +233,50 @@ informerd::junit_write() {
   mkdir -p "$(dirname "$path")"
   printf '<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="%s" tests="%d" failures="%d">\n%s</testsuite>\n' \
     "$suite" "$tests" "$failures" "$cases" >"$path"
+}
+
+# --- components: processes started in the background with pid files ---------
+# The caller sets pid_dir and log_dir: each component NAME has NAME.pid and
+# NAME.exe (its binary) in pid_dir and appends to log_dir/NAME.log.
+
+# Usage: informerd::component_pid NAME; prints the pid if NAME runs, else fails.
+informerd::component_pid() {
+  local name="$1" pid
+  [[ -f "$pid_dir/$name.pid" ]] || return 1
+  pid="$(<"$pid_dir/$name.pid")"
+  informerd::pid_runs "$pid" "$(<"$pid_dir/$name.exe")" || return 1
+  echo "$pid"
+}
+
+# Usage: informerd::start_component NAME BINARY ARGS...
+# setsid keeps the process out of the caller's process group, so a Ctrl-C
+# in the terminal reaches the caller, which then stops it in order. The
+# background job of a non-interactive shell is no group leader, so setsid
+# execs in place and $! is the component's own pid.
+informerd::start_component() {
+  local name="$1" binary="$2"
+  shift 2
+  mkdir -p "$pid_dir" "$log_dir"
+  setsid "$binary" "$@" </dev/null >>"$log_dir/$name.log" 2>&1 &
+  local pid="$!"
+  echo "$pid" >"$pid_dir/$name.pid"
+  echo "$binary" >"$pid_dir/$name.exe"
+  # Until the exec chain (bash, setsid, binary) completes, the pid does not
+  # yet run the binary and would look dead.
+  informerd::wait_until 10 informerd::exec_finished "$pid" "$binary" || true
+}
+
+# Usage: informerd::exec_finished PID BINARY; true once PID runs BINARY or has exited.
+informerd::exec_finished() {
+  informerd::pid_runs "$1" "$2" || informerd::pid_gone "$1"
+}
+
+# Usage: informerd::stop_component NAME
+informerd::stop_component() {
+  local name="$1" pid
+  if pid="$(informerd::component_pid "$name")"; then
+    informerd::log "stopping $name (pid $pid)"
+    informerd::stop_pid "$pid" 30
+  fi
+  rm -f "$pid_dir/$name.pid" "$pid_dir/$name.exe"
 }
