@@ -57,6 +57,11 @@ go="$(informerd::newest_go)" || exit 1
 # The version is the one go.mod requires, so a bump of go.mod is a new binary.
 version="$(cd "$module_dir" && "$go" list -m -f '{{.Version}}' "$module")"
 [[ "$version" == v* ]] || informerd::die "cannot read the version of $module from $module_dir/go.mod"
+# CoreDNS's plugins are chosen by the wrapper's own main.go: its hash is part
+# of the binary's name.
+if [[ "$name" == coredns ]]; then
+  version+="-$(cat "$module_dir"/*.go | sha256sum | cut -c1-12)"
+fi
 mkdir -p "$INFORMERD_CACHE"
 bin="$INFORMERD_CACHE/$name-$version"
 if [[ -x "$bin" ]]; then

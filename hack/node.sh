@@ -17,8 +17,8 @@
 # Settings (environment):
 #   INFORMERD_NODE_DIR   state directory (default ~/.cache/informerd/node);
 #                        the runtime's images stay there across runs
-#   INFORMERD_NODE_IP    the node's address (default 10.213.0.1), put on a
-#                        dummy link of its own so that it is the same on every
+#   INFORMERD_NODE_IP    the node's address (default 10.213.0.1), added to
+#                        the loopback link so that it is the same on every
 #                        machine; pods reach the apiserver and DNS there
 #   INFORMERD_NODE_ETCD_CLIENT_PORT, INFORMERD_NODE_ETCD_PEER_PORT,
 #   INFORMERD_NODE_APISERVER_PORT  (default 22790, 22800, 22443)
@@ -35,7 +35,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 readonly node_dir="${INFORMERD_NODE_DIR:-$INFORMERD_CACHE/node}"
 readonly node_ip="${INFORMERD_NODE_IP:-10.213.0.1}"
 readonly node_name=informerd-node
-readonly node_link=informerd-node
 readonly bridge=informerd-cni0
 readonly pod_cidr=10.214.0.0/24
 readonly cluster_domain=cluster.local
@@ -98,11 +97,9 @@ prepare_host() {
       informerd::die "the kernel lacks br_netfilter (/proc/sys/net/bridge); Services between pods need it"
   fi
   echo 1 >/proc/sys/net/bridge/bridge-nf-call-iptables
-  if ! ip link show "$node_link" >/dev/null 2>&1; then
-    ip link add "$node_link" type dummy
-    ip addr add "$node_ip/32" dev "$node_link"
-  fi
-  ip link set "$node_link" up
+  # On the loopback link: kernels without the dummy driver have it, and a
+  # local address is reachable from the pods' bridge all the same.
+  ip -o addr show dev lo | grep -qF " $node_ip/32 " || ip addr add "$node_ip/32" dev lo
   mkdir -p "$run_dir" "$node_dir/cni/net.d" "$node_dir/cni/ipam" "$kubelet_dir" "$log_dir"
 }
 
@@ -116,6 +113,10 @@ state = "$run_dir/containerd"
   address = "$containerd_sock"
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "$pause_image"
+  # kubelet asks for negative OOM scores (-998 for sandboxes), which a
+  # sandboxed machine's root may not set (runc fails with "can't get final
+  # child's PID"); clamped to containerd's own score instead.
+  restrict_oom_score_adj = true
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$node_dir/cni/net.d"
@@ -373,7 +374,7 @@ cmd_down_quiet() {
     ip netns delete "$(basename "$ns")" 2>/dev/null || true
   done
   ip link delete "$bridge" 2>/dev/null || true
-  ip link delete "$node_link" 2>/dev/null || true
+  ip addr del "$node_ip/32" dev lo 2>/dev/null || true
   cleanup_iptables
   rm -rf "$node_dir/cni/ipam" "$run_dir"
   control_plane down >/dev/null 2>&1 || true
@@ -386,16 +387,19 @@ task_stopped() {
 
 # kube-proxy's chains (KUBE-*) and the CNI plugins' (CNI-*), in every table.
 cleanup_iptables() {
-  local table chain
+  local table chain rule rules chains
   for table in nat filter mangle; do
-    iptables -t "$table" -S 2>/dev/null | grep -E -- '-j (KUBE|CNI)-' |
-      sed 's/^-A /-D /' | while read -r rule; do
-        eval "iptables -t $table $rule" 2>/dev/null || true
-      done
-    for chain in $(iptables -t "$table" -S 2>/dev/null | awk '$1 == "-N" && $2 ~ /^(KUBE|CNI)-/ {print $2}'); do
+    rules="$(iptables -t "$table" -S 2>/dev/null | grep -E -- '-j (KUBE|CNI)-' || true)"
+    while read -r rule; do
+      [[ -n "$rule" ]] || continue
+      eval "iptables -t $table ${rule/#-A /-D }" 2>/dev/null || true
+    done <<<"$rules"
+    chains="$(iptables -t "$table" -S 2>/dev/null |
+      awk '$1 == "-N" && $2 ~ /^(KUBE|CNI)-/ {print $2}' || true)"
+    for chain in $chains; do
       iptables -t "$table" -F "$chain" 2>/dev/null || true
     done
-    for chain in $(iptables -t "$table" -S 2>/dev/null | awk '$1 == "-N" && $2 ~ /^(KUBE|CNI)-/ {print $2}'); do
+    for chain in $chains; do
       iptables -t "$table" -X "$chain" 2>/dev/null || true
     done
   done

@@ -1,6 +1,7 @@
 package io.informerd.client.examples;
 
 import io.informerd.client.Connection;
+import io.informerd.client.TlsOptions;
 import java.nio.file.Path;
 import java.util.Arrays;
 
@@ -8,19 +9,21 @@ import java.util.Arrays;
 final class ExampleOptions {
   static final String USAGE =
       "usage: ExampleInformer --server ADDR --resource RESOURCE [-n NS] [-l SELECTOR]"
-          + " [--token-file F]";
+          + " [--token-file F] [--ca-file F]";
 
   String server;
   String resource;
   String namespace = "";
   String labelSelector = "";
   String tokenFile;
+  String caFile;
 
   private ExampleOptions() {}
 
   /**
    * A connection to --server: "host:port", "dns:///name:port" or
-   * comma-separated "host:port"s, with --token-file's token if given.
+   * comma-separated "host:port"s, with --token-file's token if given, over
+   * TLS verified with --ca-file's certificates if given.
    */
   Connection connect() {
     Connection.Builder builder = Connection.builder();
@@ -31,6 +34,9 @@ final class ExampleOptions {
     }
     if (tokenFile != null) {
       builder.bearerTokenFile(Path.of(tokenFile));
+    }
+    if (caFile != null) {
+      builder.tls(TlsOptions.withCa(Path.of(caFile)));
     }
     return builder.build();
   }
@@ -73,6 +79,9 @@ final class ExampleOptions {
           break;
         case "--token-file":
           options.tokenFile = value;
+          break;
+        case "--ca-file":
+          options.caFile = value;
           break;
         default:
           throw new IllegalArgumentException(flag + ": unknown flag");

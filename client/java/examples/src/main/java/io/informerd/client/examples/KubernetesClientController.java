@@ -32,7 +32,7 @@ import java.util.stream.Collectors;
  * {@code factory.sharedIndexInformerFor(callGenerator, V1ConfigMap.class, V1ConfigMapList.class)}.
  *
  * <pre>
- * KubernetesClientController --server ADDR --resource configmaps [-n NS] [-l SELECTOR] [--token-file F]
+ * KubernetesClientController --server ADDR --resource configmaps [-n NS] [-l SELECTOR] [--token-file F] [--ca-file F]
  * </pre>
  *
  * The apiserver client (for the writes a real controller makes) comes from
@@ -43,7 +43,7 @@ import java.util.stream.Collectors;
 public final class KubernetesClientController {
   static final String USAGE =
       "usage: KubernetesClientController --server ADDR --resource configmaps [-n NS]"
-          + " [-l SELECTOR] [--token-file F]";
+          + " [-l SELECTOR] [--token-file F] [--ca-file F]";
 
   private KubernetesClientController() {}
 

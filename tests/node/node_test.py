@@ -1,0 +1,531 @@
+"""The Helm chart on a real node (hack/node.sh): informerd and its clients in
+pods, from the images hack/images.sh built. One JUnit testcase per step;
+each needs the ones before it, so the first failure ends the run (the
+later steps are reported failed with that reason).
+
+Cases:
+  images           informerd's image (deploy/Dockerfile) and the example
+                   clients' images are in the node's runtime.
+  install          `helm install` with the chart's default values: the
+                   Deployment becomes available, both pods run on the node
+                   from informerd's image, and each turned Ready through the
+                   /readyz probe, which answers only once every resource is
+                   synced.
+  helm-test        `helm test` runs the chart's test pod, which passes.
+  clients          the Go controller-runtime and Java client-java example
+                   controllers in pods reach informerd through the Service's
+                   DNS name with TLS (the chart's CA) and a projected token
+                   for informerd's audience; under writes, each one's
+                   handler state ends equal to the apiserver's LIST, every
+                   object reconciled.
+  upgrade          `helm upgrade` changing a value rolls both pods under
+                   writes; the clients end equal to the LIST again and
+                   nobody relisted: the new pods served no List and no
+                   initial state.
+  eviction         with the node cordoned (no replacement can start), the
+                   eviction API evicts one of the two pods (the
+                   PodDisruptionBudget allows one), then refuses the other
+                   (429); uncordoned, the Deployment recovers.
+  tier             a leaf release in a namespace of its own reads the root
+                   release over TLS with its own projected token; a client
+                   pod of the leaf ends equal to the LIST under writes.
+  uninstall        `helm uninstall` of both releases leaves no object of
+                   either behind, namespaced or cluster-scoped.
+
+On a failure the case prints the events and last log lines of the pods
+involved. Run through tests/node/run.sh, which brings the node up, builds
+and imports the images and takes everything down afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+import urllib.request
+from typing import Dict, List, Optional
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "e2e"))
+import harness  # noqa: E402
+from harness import ApiServer, BackgroundChurn, Churn, HarnessError, TestCase  # noqa: E402
+
+ROOT = harness.ROOT
+CHART = os.path.join(ROOT, "charts", "informerd")
+RELEASE = "informerd"
+NAMESPACE = "informerd"
+LEAF_RELEASE = "informerd-leaf"
+LEAF_NAMESPACE = "informerd-leaf"
+CLIENT_NAMESPACE = "informerd-clients"
+APPS_NAMESPACE = "informerd-apps"
+# The chart's default audience for client tokens (auth.tokenAudiences).
+AUDIENCE = "informerd"
+GRPC_TARGET = "%s.%s.svc:50051" % (RELEASE, NAMESPACE)
+LEAF_TARGET = "%s.%s.svc:50051" % (LEAF_RELEASE, LEAF_NAMESPACE)
+TIMEOUT = "300s"
+
+
+def run(args: List[str], check: bool = True, timeout: float = 600) -> str:
+    proc = subprocess.run(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, timeout=timeout)
+    out = proc.stdout.decode("utf-8", "replace")
+    if check and proc.returncode != 0:
+        raise HarnessError("%s exited %d:\n%s" % (" ".join(args), proc.returncode, out[-4000:]))
+    return out
+
+
+def kubectl(*args: str, check: bool = True) -> str:
+    return run(["kubectl"] + list(args), check=check)
+
+
+def kubectl_json(*args: str) -> dict:
+    return json.loads(kubectl(*args, "-o", "json"))
+
+
+def helm(*args: str) -> str:
+    return run(["helm"] + list(args), timeout=900)
+
+
+def kubectl_apply(objects: List[dict]) -> None:
+    proc = subprocess.run(["kubectl", "apply", "-f", "-"],
+                          input=json.dumps({"apiVersion": "v1", "kind": "List",
+                                            "items": objects}).encode(),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if proc.returncode != 0:
+        raise HarnessError("kubectl apply: %s" % proc.stdout.decode("utf-8", "replace"))
+
+
+def diagnose(namespace: str, selector: str = "") -> str:
+    """The pods' states, the namespace's events and each pod's last log
+    lines, for a failure message."""
+    parts = []
+    args = ["get", "pods", "-n", namespace, "-o", "wide"] + (["-l", selector] if selector else [])
+    parts.append(kubectl(*args, check=False))
+    parts.append(kubectl("get", "events", "-n", namespace, "--sort-by=.lastTimestamp",
+                         check=False)[-3000:])
+    pods = json.loads(kubectl("get", "pods", "-n", namespace, "-o", "json",
+                              *(["-l", selector] if selector else []), check=False)
+                      or "{}").get("items", [])
+    for pod in pods:
+        name = pod["metadata"]["name"]
+        parts.append("--- last log lines of %s/%s:\n%s" % (
+            namespace, name, kubectl("logs", "-n", namespace, name, "--all-containers",
+                                     "--tail=20", check=False)))
+    return "\n".join(parts)
+
+
+def wait_for(predicate, timeout: float, what: str, namespace: str, selector: str = "") -> None:
+    try:
+        harness.wait_until(predicate, timeout, what)
+    except HarnessError as e:
+        raise HarnessError("%s\n%s" % (e, diagnose(namespace, selector)))
+
+
+def release_pods(namespace: str, release: str) -> List[dict]:
+    return kubectl_json("get", "pods", "-n", namespace, "-l",
+                        "app.kubernetes.io/instance=%s,app.kubernetes.io/name=informerd" % release
+                        )["items"]
+
+
+def pod_ready(pod: dict) -> bool:
+    return any(c["type"] == "Ready" and c["status"] == "True"
+               for c in pod["status"].get("conditions", []))
+
+
+def deployment_settled(namespace: str, name: str, replicas: int) -> bool:
+    """The rollout is over: every replica is updated, available, and the
+    old pods are gone."""
+    d = kubectl_json("get", "deployment", "-n", namespace, name)
+    s = d["status"]
+    pods = [p for p in release_pods(namespace, d["metadata"]["labels"]["app.kubernetes.io/instance"])
+            if not p["metadata"].get("deletionTimestamp")]
+    return (s.get("observedGeneration") == d["metadata"]["generation"]
+            and s.get("updatedReplicas") == replicas and s.get("availableReplicas") == replicas
+            and s.get("replicas") == replicas and len(pods) == replicas)
+
+
+def metrics(pod: dict) -> Dict[str, float]:
+    url = "http://%s:8080/metrics" % pod["status"]["podIP"]
+    with urllib.request.urlopen(url, timeout=10) as resp:
+        return harness.parse_metrics(resp.read().decode())
+
+
+def full_states_served(pod: dict) -> float:
+    """Lists and initial states this informerd served: what a relist costs."""
+    m = metrics(pod)
+    return (harness.metric_sum(m, "informerd_rpcs_total", method="List")
+            + harness.metric_sum(m, "informerd_watch_initial_states_total"))
+
+
+class PodClient:
+    """An example controller in a pod, as harness.wait_quiescent wants a
+    client: its stdout lines are read from the node's CRI log file (stderr
+    lines, its logs, are kept apart), alive while its one container runs
+    without a restart."""
+
+    def __init__(self, lang: str, namespace: str, name: str):
+        self.lang = lang
+        self.namespace = namespace
+        self.name = name
+        self.label_selector = ""
+        self.reconciles = True
+        self.late_handler = False
+        self.stderr_path = "(kubectl logs -n %s %s)" % (namespace, name)
+
+        class _Proc:
+            returncode = None
+        self.proc = _Proc()
+
+    def describe(self) -> str:
+        return "%s pod %s/%s" % (self.lang, self.namespace, self.name)
+
+    def _pod(self) -> dict:
+        return kubectl_json("get", "pod", "-n", self.namespace, self.name)
+
+    def alive(self) -> bool:
+        pod = self._pod()
+        statuses = pod["status"].get("containerStatuses") or []
+        if pod["status"].get("phase") in ("Failed", "Succeeded") or any(
+                s.get("restartCount", 0) > 0 for s in statuses):
+            self.proc.returncode = "%s, restarts %s" % (
+                pod["status"].get("phase"), [s.get("restartCount") for s in statuses])
+            self.stderr_path = diagnose(self.namespace, "informerd-test-client=%s" % self.name)
+            return False
+        return True
+
+    def lines(self) -> List[str]:
+        """The stdout lines so far, from the container's log file (CRI
+        format: time, stream, P(artial) or F(ull), text)."""
+        pod = self._pod()
+        uid = pod["metadata"]["uid"]
+        path = "/var/log/pods/%s_%s_%s/client/0.log" % (self.namespace, self.name, uid)
+        out: List[str] = []
+        partial = ""
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                for raw in f:
+                    fields = raw.rstrip("\n").split(" ", 3)
+                    if len(fields) < 4 or fields[1] != "stdout":
+                        continue
+                    partial += fields[3]
+                    if fields[2] == "F":
+                        out.append(partial)
+                        partial = ""
+        except FileNotFoundError:
+            pass
+        return out
+
+    def wait_synced(self, timeout: float) -> None:
+        def synced() -> bool:
+            if not self.alive():
+                raise HarnessError("%s stopped before SYNCED (%s):\n%s"
+                                   % (self.describe(), self.proc.returncode, self.stderr_path))
+            return "SYNCED" in self.lines()
+        wait_for(synced, timeout, "SYNCED from the %s" % self.describe(), self.namespace)
+
+
+def client_pod(name: str, image: str, target: str, ca_config_map: str) -> dict:
+    """An example controller's pod: informerd at TARGET over TLS with the CA
+    of CA_CONFIG_MAP and a projected token for informerd's audience; the
+    apiserver through its own ServiceAccount (in-cluster config)."""
+    return {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": CLIENT_NAMESPACE,
+                     "labels": {"informerd-test-client": name}},
+        "spec": {
+            "serviceAccountName": "controller",
+            "restartPolicy": "Never",
+            "securityContext": {"runAsNonRoot": True, "runAsUser": 65532},
+            "containers": [{
+                "name": "client", "image": image, "imagePullPolicy": "Never",
+                "args": ["--server", target, "--resource", "configmaps", "-n", APPS_NAMESPACE,
+                         "--token-file", "/var/run/secrets/informerd/token",
+                         "--ca-file", "/etc/informerd-ca/ca.crt"],
+                "resources": {"requests": {"cpu": "50m", "memory": "128Mi"},
+                              "limits": {"memory": "512Mi"}},
+                "securityContext": {"allowPrivilegeEscalation": False,
+                                    "readOnlyRootFilesystem": True,
+                                    "capabilities": {"drop": ["ALL"]}},
+                "volumeMounts": [
+                    {"name": "token", "mountPath": "/var/run/secrets/informerd", "readOnly": True},
+                    {"name": "ca", "mountPath": "/etc/informerd-ca", "readOnly": True},
+                    {"name": "tmp", "mountPath": "/tmp"}],
+            }],
+            "volumes": [
+                {"name": "token", "projected": {"sources": [{"serviceAccountToken": {
+                    "audience": AUDIENCE, "expirationSeconds": 3600, "path": "token"}}]}},
+                {"name": "ca", "configMap": {"name": ca_config_map}},
+                {"name": "tmp", "emptyDir": {}}],
+        },
+    }
+
+
+class NodeSuite:
+    def __init__(self, args: argparse.Namespace):
+        self.args = args
+        self.images: Dict[str, str] = {}
+        with open(args.images) as f:
+            for line in f:
+                name, ref = line.split()
+                self.images[name] = ref
+        self.api = ApiServer()
+        self.rng = random.Random(args.seed)
+        self.churn: Optional[Churn] = None
+        self.clients: List[PodClient] = []
+        self.leaf_clients: List[PodClient] = []
+
+    # --- cases -------------------------------------------------------------
+
+    def case_images(self, case: TestCase) -> None:
+        listed = run(["ctr", "--address", os.environ["INFORMERD_NODE_CONTAINERD_SOCK"],
+                      "-n", "k8s.io", "images", "ls", "-q"])
+        for name in ("informerd", "go-controller-runtime", "java-kubernetes-client"):
+            ref = self.images.get(name)
+            if not ref or ref not in listed.split():
+                raise HarnessError("image %s (%s) is not in the node's runtime; it has:\n%s"
+                                   % (name, ref, listed))
+            case.log("%s: %s" % (name, ref))
+
+    def case_install(self, case: TestCase) -> None:
+        helm("install", RELEASE, CHART, "-n", NAMESPACE, "--create-namespace",
+             "--wait", "--timeout", TIMEOUT)
+        wait_for(lambda: deployment_settled(NAMESPACE, RELEASE, 2), 300,
+                 "the Deployment to be available", NAMESPACE)
+        for pod in release_pods(NAMESPACE, RELEASE):
+            self.check_informerd_pod(case, pod, self.images["informerd"])
+
+    def check_informerd_pod(self, case: TestCase, pod: dict, image: str) -> None:
+        name = pod["metadata"]["name"]
+        node = pod["spec"].get("nodeName")
+        if node != os.environ["INFORMERD_NODE_NAME"] or pod["status"].get("phase") != "Running":
+            raise HarnessError("pod %s: phase %s on node %s" % (name, pod["status"].get("phase"), node))
+        container = pod["spec"]["containers"][0]
+        status = pod["status"]["containerStatuses"][0]
+        if status["image"] != image and status["image"] != image.split("/", 2)[-1]:
+            raise HarnessError("pod %s runs image %s, not %s" % (name, status["image"], image))
+        probe = container["readinessProbe"]["httpGet"]["path"]
+        if probe != "/readyz" or not pod_ready(pod):
+            raise HarnessError("pod %s: readiness probe %s, Ready %s" % (name, probe, pod_ready(pod)))
+        # /readyz turns ok only when every resource has synced.
+        m = metrics(pod)
+        synced = [k for k, v in m.items() if k.startswith("informerd_resource_synced") and v == 1]
+        unsynced = [k for k, v in m.items() if k.startswith("informerd_resource_synced") and v != 1]
+        if not synced or unsynced:
+            raise HarnessError("pod %s is Ready, but its resources are not all synced: %s"
+                               % (name, unsynced or "no informerd_resource_synced samples"))
+        case.log("pod %s Running and Ready on %s from %s (%s), %d resources synced"
+                 % (name, node, status["image"], status["imageID"], len(synced)))
+
+    def case_helm_test(self, case: TestCase) -> None:
+        out = helm("test", RELEASE, "-n", NAMESPACE, "--timeout", TIMEOUT, "--logs")
+        case.log(out.strip().replace("\n", "\n    "))
+
+    def setup_clients_namespace(self) -> None:
+        """The clients' namespace: their ServiceAccount, its grants (list and
+        watch configmaps in the apps namespace, which informerd checks with
+        SubjectAccessReviews and the controllers' own API calls need too) and
+        the chart's CA as a ConfigMap."""
+        for ns in (CLIENT_NAMESPACE, APPS_NAMESPACE):
+            kubectl("create", "namespace", ns)
+        ca = kubectl("get", "secret", "-n", NAMESPACE, "%s-tls" % RELEASE,
+                     "-o", "jsonpath={.data.ca\\.crt}")
+        kubectl_apply([
+            {"apiVersion": "v1", "kind": "ServiceAccount",
+             "metadata": {"name": "controller", "namespace": CLIENT_NAMESPACE}},
+            {"apiVersion": "v1", "kind": "ConfigMap",
+             "metadata": {"name": "informerd-ca", "namespace": CLIENT_NAMESPACE},
+             "binaryData": {"ca.crt": ca}},
+            {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+             "metadata": {"name": "configmap-reader", "namespace": APPS_NAMESPACE},
+             "rules": [{"apiGroups": [""], "resources": ["configmaps"],
+                        "verbs": ["get", "list", "watch"]}]},
+            {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+             "metadata": {"name": "controller", "namespace": APPS_NAMESPACE},
+             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                         "name": "configmap-reader"},
+             "subjects": [{"kind": "ServiceAccount", "name": "controller",
+                           "namespace": CLIENT_NAMESPACE}]},
+        ])
+
+    def start_clients(self, prefix: str, target: str) -> List[PodClient]:
+        clients = []
+        for lang, image in (("go-controller-runtime", self.images["go-controller-runtime"]),
+                            ("java-kubernetes-client", self.images["java-kubernetes-client"])):
+            name = "%s-%s" % (prefix, lang)
+            kubectl_apply([client_pod(name, image, target, "informerd-ca")])
+            clients.append(PodClient(lang, CLIENT_NAMESPACE, name))
+        for client in clients:
+            client.wait_synced(240)
+        return clients
+
+    def churn_and_check(self, case: TestCase, clients: List[PodClient], ops: int,
+                        when: str, during=None) -> None:
+        """Writes OPS changes in the background (while DURING runs, if
+        given), then waits until every client equals the LIST."""
+        assert self.churn is not None
+        background = BackgroundChurn(self.churn)
+        try:
+            if during:
+                during()
+            target = self.churn.ops + ops
+            harness.wait_until(lambda: self.churn.ops >= target, 120, "%d writes" % ops)
+        finally:
+            background.stop()
+        harness.wait_quiescent(clients, self.api, self.churn, 180, when)
+        case.log("%d clients equal the LIST of %d objects %s after %d writes in all"
+                 % (len(clients), len(self.api.list_configmaps(APPS_NAMESPACE)), when,
+                    self.churn.ops))
+
+    def case_clients(self, case: TestCase) -> None:
+        self.setup_clients_namespace()
+        self.churn = Churn(self.api, APPS_NAMESPACE, self.rng)
+        self.churn.random_ops(20)
+        self.clients = self.start_clients("root", GRPC_TARGET)
+        for client in self.clients:
+            case.log("%s synced through %s with TLS and a token for audience %s"
+                     % (client.describe(), GRPC_TARGET, AUDIENCE))
+        self.churn_and_check(case, self.clients, 100, "under writes")
+
+    def case_upgrade(self, case: TestCase) -> None:
+        before = {p["metadata"]["name"] for p in release_pods(NAMESPACE, RELEASE)}
+
+        def upgrade() -> None:
+            helm("upgrade", RELEASE, CHART, "-n", NAMESPACE, "--reuse-values",
+                 "--set", "config.bookmarkIntervalSeconds=30", "--wait", "--timeout", TIMEOUT)
+            wait_for(lambda: deployment_settled(NAMESPACE, RELEASE, 2), 300,
+                     "the rollout to finish", NAMESPACE)
+        self.churn_and_check(case, self.clients, 100, "after the rolling upgrade", upgrade)
+        after = release_pods(NAMESPACE, RELEASE)
+        names = {p["metadata"]["name"] for p in after}
+        if names & before:
+            raise HarnessError("pods %s were not replaced by the upgrade" % sorted(names & before))
+        served = {p["metadata"]["name"]: full_states_served(p) for p in after}
+        case.log("rolled %s -> %s; Lists and initial states the new pods served: %s"
+                 % (sorted(before), sorted(names), served))
+        if any(served.values()):
+            raise HarnessError("clients relisted after the rollout: the new pods served %s "
+                               "full states (Lists + initial states)" % served)
+        for pod in after:
+            self.check_informerd_pod(case, pod, self.images["informerd"])
+
+    def evict(self, name: str) -> int:
+        body = {"apiVersion": "policy/v1", "kind": "Eviction",
+                "metadata": {"name": name, "namespace": NAMESPACE}}
+        try:
+            self.api.request("POST", "/api/v1/namespaces/%s/pods/%s/eviction" % (NAMESPACE, name),
+                             body)
+            return 201
+        except harness.ApiError as e:
+            return e.status
+
+    def case_eviction(self, case: TestCase) -> None:
+        node = os.environ["INFORMERD_NODE_NAME"]
+        pdb = kubectl_json("get", "pdb", "-n", NAMESPACE, RELEASE)
+        case.log("PodDisruptionBudget minAvailable %s, disruptionsAllowed %s"
+                 % (pdb["spec"].get("minAvailable"), pdb["status"].get("disruptionsAllowed")))
+        pods = sorted(p["metadata"]["name"] for p in release_pods(NAMESPACE, RELEASE))
+        kubectl("cordon", node)
+        try:
+            status = self.evict(pods[0])
+            if status != 201:
+                raise HarnessError("evicting %s with both pods ready: %d, not allowed" % (pods[0], status))
+            case.log("eviction of %s allowed" % pods[0])
+
+            def budget_spent() -> bool:
+                s = kubectl_json("get", "pdb", "-n", NAMESPACE, RELEASE)["status"]
+                return s.get("disruptionsAllowed") == 0
+            wait_for(budget_spent, 60, "the budget to count the eviction", NAMESPACE)
+            status = self.evict(pods[1])
+            if status != 429:
+                raise HarnessError("evicting %s, the last ready pod: %d, not 429" % (pods[1], status))
+            case.log("eviction of %s refused with 429 (the budget would be violated)" % pods[1])
+        finally:
+            kubectl("uncordon", node)
+        wait_for(lambda: deployment_settled(NAMESPACE, RELEASE, 2), 300,
+                 "the Deployment to recover after uncordon", NAMESPACE)
+
+    def case_tier(self, case: TestCase) -> None:
+        kubectl("create", "namespace", LEAF_NAMESPACE)
+        ca = kubectl("get", "secret", "-n", NAMESPACE, "%s-tls" % RELEASE,
+                     "-o", "jsonpath={.data.ca\\.crt}")
+        kubectl_apply([{"apiVersion": "v1", "kind": "ConfigMap",
+                        "metadata": {"name": "root-ca", "namespace": LEAF_NAMESPACE},
+                        "binaryData": {"ca.crt": ca}}])
+        helm("install", LEAF_RELEASE, CHART, "-n", LEAF_NAMESPACE,
+             "--set", "upstream.address=%s" % GRPC_TARGET,
+             "--set", "upstream.tls.caConfigMapName=root-ca",
+             "--set", "replicaCount=1",
+             "--wait", "--timeout", TIMEOUT)
+        wait_for(lambda: deployment_settled(LEAF_NAMESPACE, LEAF_RELEASE, 1), 300,
+                 "the leaf Deployment to be available", LEAF_NAMESPACE)
+        # The leaf's own CA, for its clients.
+        leaf_ca = kubectl("get", "secret", "-n", LEAF_NAMESPACE, "%s-tls" % LEAF_RELEASE,
+                          "-o", "jsonpath={.data.ca\\.crt}")
+        kubectl_apply([{"apiVersion": "v1", "kind": "ConfigMap",
+                        "metadata": {"name": "informerd-leaf-ca", "namespace": CLIENT_NAMESPACE},
+                        "binaryData": {"ca.crt": leaf_ca}}])
+        pod = client_pod("leaf-go-controller-runtime", self.images["go-controller-runtime"],
+                         LEAF_TARGET, "informerd-leaf-ca")
+        kubectl_apply([pod])
+        client = PodClient("go-controller-runtime", CLIENT_NAMESPACE, "leaf-go-controller-runtime")
+        client.wait_synced(240)
+        self.leaf_clients = [client]
+        self.churn_and_check(case, self.leaf_clients + self.clients, 50, "through the leaf")
+
+    def case_uninstall(self, case: TestCase) -> None:
+        kinds = [k for k in kubectl("api-resources", "--verbs=list", "-o", "name").split()
+                 if k not in ("events", "events.events.k8s.io")]
+        for release, ns in ((LEAF_RELEASE, LEAF_NAMESPACE), (RELEASE, NAMESPACE)):
+            helm("uninstall", release, "-n", ns, "--wait", "--timeout", TIMEOUT)
+        left = []
+
+        def nothing_left() -> bool:
+            left.clear()
+            for release in (LEAF_RELEASE, RELEASE):
+                out = kubectl("get", ",".join(kinds), "-A", "-l",
+                              "app.kubernetes.io/instance=%s" % release,
+                              "-o", "jsonpath={range .items[*]}{.kind}/{.metadata.namespace}/"
+                              "{.metadata.name}{\"\\n\"}{end}", check=False)
+                left.extend(line for line in out.splitlines() if line.strip())
+            return not left
+        try:
+            harness.wait_until(nothing_left, 120, "the releases' objects to go")
+        except HarnessError:
+            raise HarnessError("objects left after helm uninstall:\n  %s" % "\n  ".join(left))
+        case.log("no object labelled with either release is left (%d kinds searched)" % len(kinds))
+
+
+CASES = ["images", "install", "helm-test", "clients", "upgrade", "eviction", "tier", "uninstall"]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="tests/node/run.sh")
+    parser.add_argument("--images", required=True,
+                        help="hack/images.sh --list output: NAME REFERENCE per line")
+    parser.add_argument("--junit")
+    parser.add_argument("--seed", type=int, default=None)
+    args = parser.parse_args()
+    if args.seed is None:
+        args.seed = random.randrange(1 << 30)
+    print("seed %d" % args.seed, flush=True)
+    suite = NodeSuite(args)
+    cases = []
+    failed: Optional[str] = None
+    for name in CASES:
+        case = TestCase(name)
+        cases.append(case)
+        if failed:
+            case.failure = "not run: %s failed" % failed
+            continue
+        harness.run_case(case, getattr(suite, "case_" + name.replace("-", "_")))
+        if case.failure:
+            failed = name
+    return harness.report("node", cases, args.junit)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
