@@ -219,7 +219,8 @@ build_java_example() {
     rm -rf "$context"
     mkdir -p "$context/lib" "$context/classes"
     local entry
-    tr ':' '\n' <"$examples_classpath_file" | while IFS= read -r entry; do
+    # The file ends without a newline: the last entry counts too.
+    tr ':' '\n' <"$examples_classpath_file" | while IFS= read -r entry || [[ -n "$entry" ]]; do
       [[ -n "$entry" ]] || continue
       if [[ -d "$entry" ]]; then
         cp -r "$entry/." "$context/classes/"

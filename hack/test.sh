@@ -240,6 +240,21 @@ suite_chart() {
 }
 extra_suites+=(chart)
 
+# The chart on a real node (hack/node.sh: kubelet, containerd and the rest
+# beside a control plane of its own, so this version's stays up): images
+# from deploy/Dockerfile, helm install, test, upgrade and uninstall, client
+# pods through the Service, evictions and a tier (tests/node/node_test.py).
+# The images and the node's binaries were built in the background since the
+# run began (prebuild_node).
+suite_node() {
+  if [[ -n "$prebuild_node_pid" ]]; then
+    wait "$prebuild_node_pid" || informerd::log "building the node's binaries and images" \
+      "in the background failed (log: $run_dir/prebuild-node.log); trying again"
+  fi
+  tests/node/run.sh --junit "$1/node.xml"
+}
+extra_suites+=(node)
+
 # The integration tests against the oldest supported apiserver, in an
 # output base of their own (compiled objects come from the disk cache).
 suite_bazel_integration() {
@@ -307,10 +322,21 @@ prebuild_later_versions() {
   done
 }
 
+# Builds the node's binaries and the images of tests/node in the background
+# at the lowest priority, in the idle time of the suites before it.
+prebuild_node_pid=""
+prebuild_node() {
+  nice -n 19 bash -c 'for name in kubelet kube-proxy kube-scheduler kube-controller-manager coredns; do
+      hack/build-upstream.sh "$name" >/dev/null || exit 1
+    done && hack/images.sh' >"$run_dir/prebuild-node.log" 2>&1 &
+  prebuild_node_pid=$!
+}
+
 rm -rf "$run_dir"
 mkdir -p "$run_dir" "$junit_root"
 if (informerd::ensure_deps); then
   prebuild_later_versions
+  [[ " ${kube_versions[*]} " != *" 1.37 "* ]] || prebuild_node
   for version in "${kube_versions[@]}"; do
     if [[ -n "${prebuild_pids[$version]:-}" ]]; then
       # A failed build is tried again, and reported, by the control plane's start.

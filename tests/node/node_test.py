@@ -126,9 +126,11 @@ def wait_for(predicate, timeout: float, what: str, namespace: str, selector: str
 
 
 def release_pods(namespace: str, release: str) -> List[dict]:
-    return kubectl_json("get", "pods", "-n", namespace, "-l",
+    """The release's informerd pods, less those terminating."""
+    pods = kubectl_json("get", "pods", "-n", namespace, "-l",
                         "app.kubernetes.io/instance=%s,app.kubernetes.io/name=informerd" % release
                         )["items"]
+    return [p for p in pods if not p["metadata"].get("deletionTimestamp")]
 
 
 def pod_ready(pod: dict) -> bool:
@@ -141,8 +143,7 @@ def deployment_settled(namespace: str, name: str, replicas: int) -> bool:
     old pods are gone."""
     d = kubectl_json("get", "deployment", "-n", namespace, name)
     s = d["status"]
-    pods = [p for p in release_pods(namespace, d["metadata"]["labels"]["app.kubernetes.io/instance"])
-            if not p["metadata"].get("deletionTimestamp")]
+    pods = release_pods(namespace, d["metadata"]["labels"]["app.kubernetes.io/instance"])
     return (s.get("observedGeneration") == d["metadata"]["generation"]
             and s.get("updatedReplicas") == replicas and s.get("availableReplicas") == replicas
             and s.get("replicas") == replicas and len(pods) == replicas)

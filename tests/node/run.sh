@@ -55,7 +55,10 @@ fail_step() {
 export PATH="$("$INFORMERD_ROOT/hack/install-helm.sh"):$PATH"
 informerd::log "bringing the node up (log: $work/node-up.log)"
 node_up=true
-"$INFORMERD_ROOT/hack/node.sh" up >"$work/node-up.log" 2>&1 || fail_step node-up "$work/node-up.log"
+# From a clean slate: a node left running (--keep) holds the last run's
+# releases.
+"$INFORMERD_ROOT/hack/node.sh" down >"$work/node-up.log" 2>&1 &&
+  "$INFORMERD_ROOT/hack/node.sh" up >>"$work/node-up.log" 2>&1 || fail_step node-up "$work/node-up.log"
 eval "$("$INFORMERD_ROOT/hack/node.sh" env)"
 informerd::log "building and importing the images (log: $work/images.log)"
 "$INFORMERD_ROOT/hack/images.sh" --import "$INFORMERD_NODE_CONTAINERD_SOCK" \
