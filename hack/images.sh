@@ -199,7 +199,7 @@ build_go_example() {
   rm -rf "$context"
   mkdir -p "$context"
   (cd "$INFORMERD_ROOT/client/go" && GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=readonly \
-    "$go" build -trimpath -ldflags "-s -w" -o "$context/controller-runtime" \
+    "$go" build -trimpath -buildvcs=false -ldflags "-s -w" -o "$context/controller-runtime" \
     ./examples/controller-runtime) >"$image_dir/$name-go.log" 2>&1 ||
     informerd::die "building the Go example failed; see $image_dir/$name-go.log"
   local hash

@@ -34,6 +34,8 @@ import yaml
 
 FULLNAME = "t-informerd"
 TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token"
+# The test pod's projected token for informerd's audience (auth.tokenAudiences).
+AUDIENCE_TOKEN = "/var/run/secrets/informerd/token"
 UPSTREAM_CA_DIR = "/etc/informerd/upstream-ca/"
 UPSTREAM_TOKEN_DIR = "/var/run/secrets/informerd-upstream/"
 
@@ -52,7 +54,8 @@ def one(docs, kind, name):
 
 def map_paths(arg, work):
     return (arg.replace("/etc/informerd/tls/", os.path.join(work, "tls") + "/")
-            .replace(TOKEN, os.path.join(work, "sa.token")))
+            .replace(TOKEN, os.path.join(work, "sa.token"))
+            .replace(AUDIENCE_TOKEN, os.path.join(work, "informerd.token")))
 
 
 def server(docs, work, grpc_port, http_address):

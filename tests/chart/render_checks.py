@@ -534,7 +534,8 @@ def check_leaf_namespaced(r):
         "upstreamKeyFile": f"{UPSTREAM_CLIENT_DIR}/tls.key",
         "upstreamTokenFile": f"{UPSTREAM_TOKEN_DIR}/token",
     }, f"leaf-namespaced: upstream keys, got {upstream}")
-    check_leaf_token(r, None)
+    # The chart's default audience, which a root of the chart's defaults takes.
+    check_leaf_token(r, "informerd")
     check_leaf_ca(r, ("secret", "secretName", "informerd-root-tls"))
     r.expect(r.mounts().get("upstream-client") == UPSTREAM_CLIENT_DIR, "leaf: client cert mount")
     client = r.volumes().get("upstream-client", {}).get("secret", {})

@@ -415,8 +415,10 @@ hpa_version_matches_server() {
 # Applies the set's ServiceAccount, RBAC objects and ConfigMap (rendered
 # with HELM_ARGS too) for real in NAMESPACE and writes DIR/config.yaml (the
 # ConfigMap's file as the API server stored it), DIR/rendered.yaml,
-# DIR/sa.token and DIR/sa.kubeconfig (a token of the ServiceAccount). DIR
-# defaults to $work.
+# DIR/sa.token and DIR/sa.kubeconfig (a token of the ServiceAccount for the
+# API server) and DIR/informerd.token (one for informerd's first
+# --token-audiences, as the test pod projects it; the API server's audience
+# without that flag). DIR defaults to $work.
 prepare_identity() {
   local set="$1" namespace="$2" dir="${3:-$work}"
   shift $(($# < 3 ? $# : 3))
@@ -446,6 +448,14 @@ prepare_identity() {
   # service account issuer and signing key).
   token="$("$kubectl" create token "$fullname" -n "$namespace" --duration=1h)"
   echo "$token" >"$dir/sa.token"
+  local audience
+  audience="$(grep -o -- '--token-audiences=[^,"]*' "$dir/all-$set.yaml" | head -n1 | cut -d= -f2)"
+  if [[ -n "$audience" ]]; then
+    "$kubectl" create token "$fullname" -n "$namespace" --duration=1h --audience "$audience" \
+      >"$dir/informerd.token"
+  else
+    cp "$dir/sa.token" "$dir/informerd.token"
+  fi
   cat >"$dir/sa.kubeconfig" <<EOF
 apiVersion: v1
 kind: Config
@@ -617,11 +627,11 @@ refused_outside_grants_namespaced() {
 # $work/leaf, with its config pointed at the root informerd_becomes_ready
 # runs (localhost:$grpc_port, which the generated certificate names) and
 # that root's CA, and a token of the leaf's ServiceAccount for the
-# audience of the Deployment's projected token. That root has no
-# tokenAudiences, so the leaf is rendered with no audience either.
+# audience of the Deployment's projected token (the chart's default,
+# informerd, which that root accepts).
 prepare_leaf() {
   local dir="$work/leaf" audience
-  prepare_identity leaf "$1" "$dir" --set upstream.token.audience=
+  prepare_identity leaf "$1" "$dir"
   audience="$(python3 "$here/local_command.py" leaf "$dir/rendered.yaml" "$dir" \
     "localhost:$grpc_port" "$work/tls/ca.crt")"
   local audience_args=()

@@ -20,7 +20,8 @@ Commands:
   resources                         the served resources and their caches
   get RESOURCE [NAME]               objects from the cache
   watch RESOURCE                    stream changes, one JSON line per event
-  health                            grpc.health.v1 check; exit 0 if SERVING
+  health                            grpc.health.v1 check; exit 0 if SERVING (a failing
+                                    connection is retried for up to 20 s)
 
 Global flags:
   --server ADDR                     host:port or dns:///name:port (default localhost:50051)
