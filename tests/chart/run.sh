@@ -279,9 +279,6 @@ run_offline_checks() {
     --set auth.allowPlaintextTokens=true
   run_case "template refuses tls.http with a client CA" \
     expect_refused "cannot be combined with tls.clientCA" -f "$here/values/tls.yaml" --set tls.http=true
-  run_case "template refuses auth.tokenAudiences with auth.mode=none" \
-    expect_refused "auth.tokenAudiences: needs auth.mode=kubernetes" -f "$here/values/open.yaml" \
-    --set 'auth.tokenAudiences={informerd}'
   run_case "template refuses history.minEvents above maxEvents" \
     expect_refused "config.history.minEvents" --set config.history.minEvents=200000
   run_case "template refuses a plaintext upstream without upstream.allowInsecure" \

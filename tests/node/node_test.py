@@ -69,12 +69,18 @@ LEAF_TARGET = "%s.%s.svc:50051" % (LEAF_RELEASE, LEAF_NAMESPACE)
 TIMEOUT = "300s"
 
 
-def run(args: List[str], check: bool = True, timeout: float = 600) -> str:
+def run(args: List[str], check: bool = True, timeout: float = 600,
+        stderr_to_stdout: bool = True) -> str:
+    """ARGS' output (with its stderr unless told otherwise: kubectl prints
+    deprecation warnings there); HarnessError with it if ARGS failed."""
     proc = subprocess.run(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, timeout=timeout)
+                          stderr=subprocess.STDOUT if stderr_to_stdout else subprocess.PIPE,
+                          timeout=timeout)
     out = proc.stdout.decode("utf-8", "replace")
     if check and proc.returncode != 0:
-        raise HarnessError("%s exited %d:\n%s" % (" ".join(args), proc.returncode, out[-4000:]))
+        err = "" if stderr_to_stdout else proc.stderr.decode("utf-8", "replace")
+        raise HarnessError("%s exited %d:\n%s%s" % (" ".join(args), proc.returncode,
+                                                   out[-4000:], err[-4000:]))
     return out
 
 
@@ -417,8 +423,9 @@ class NodeSuite:
         body = {"apiVersion": "policy/v1", "kind": "Eviction",
                 "metadata": {"name": name, "namespace": NAMESPACE}}
         try:
-            self.api.request("POST", "/api/v1/namespaces/%s/pods/%s/eviction" % (NAMESPACE, name),
-                             body)
+            # No retry: a 429 is the answer looked for, not a hiccup.
+            ApiServer(retry_seconds=0).request(
+                "POST", "/api/v1/namespaces/%s/pods/%s/eviction" % (NAMESPACE, name), body)
             return 201
         except harness.ApiError as e:
             return e.status
@@ -487,10 +494,10 @@ class NodeSuite:
         def nothing_left() -> bool:
             left.clear()
             for release in (LEAF_RELEASE, RELEASE):
-                out = kubectl("get", ",".join(kinds), "-A", "-l",
-                              "app.kubernetes.io/instance=%s" % release,
-                              "-o", "jsonpath={range .items[*]}{.kind}/{.metadata.namespace}/"
-                              "{.metadata.name}{\"\\n\"}{end}", check=False)
+                out = run(["kubectl", "get", ",".join(kinds), "-A", "-l",
+                           "app.kubernetes.io/instance=%s" % release,
+                           "-o", "jsonpath={range .items[*]}{.kind}/{.metadata.namespace}/"
+                           "{.metadata.name}{\"\\n\"}{end}"], stderr_to_stdout=False)
                 left.extend(line for line in out.splitlines() if line.strip())
             return not left
         try:

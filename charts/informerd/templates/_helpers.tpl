@@ -275,17 +275,17 @@ a non-loopback address too, so the chart fails early with the same reason.
 {{- fail "auth.mode=none: every client that can reach the Service would read every served object (with the default resources, every ConfigMap and Pod spec in the cluster). Keep auth.mode=kubernetes, or set auth.allowUnauthenticated=true to accept that" }}
 {{- end }}
 - --allow-unauthenticated
-{{- if .Values.auth.tokenAudiences }}
-{{- fail "auth.tokenAudiences: needs auth.mode=kubernetes" }}
-{{- end }}
 {{- else if not .Values.tls.enabled }}
 {{- if not .Values.auth.allowPlaintextTokens }}
 {{- fail "tls.enabled=false with auth.mode=kubernetes: clients' bearer tokens would cross the network in clear text. Keep tls.enabled=true, or set auth.allowPlaintextTokens=true (e.g. when a service mesh encrypts pod traffic)" }}
 {{- end }}
 - --allow-plaintext-tokens
 {{- end }}
+{{- /* Without token reviews (auth.mode none) no audience is checked. */}}
+{{- if eq .Values.auth.mode "kubernetes" }}
 {{- with .Values.auth.tokenAudiences }}
 - --token-audiences={{ join "," . }}
+{{- end }}
 {{- end }}
 {{- if .Values.tls.enabled }}
 - --tls-cert-file=/etc/informerd/tls/tls.crt
