@@ -20,6 +20,9 @@ Sources:
                    e.g. the Kubernetes version the run tested against;
                    given for each --testlogs or for none.
   --junit-dir DIR  reports of another suite; every *.xml below DIR counts.
+                   A <testsuite> property named "summary" is printed on
+                   that report's row (e.g. the node suite: which pods ran
+                   from which images).
   --failed-without-report NAME
                    a suite or step that failed without writing a report;
                    counts as one failed case.
@@ -162,6 +165,17 @@ def count_target(testlogs, label, status):
     return counts, status
 
 
+def report_summary(path):
+    """The "summary" properties of a JUnit report's suites, joined; empty
+    for none or for an unreadable file (count_report says so)."""
+    try:
+        root = ElementTree.parse(path).getroot()
+    except (ElementTree.ParseError, OSError):
+        return ""
+    return "; ".join(p.get("value", "") for p in root.iter("property")
+                     if p.get("name") == "summary")
+
+
 def describe(counts):
     text = f"{counts.passed} passed, {counts.failed} failed"
     if counts.skipped:
@@ -203,8 +217,11 @@ def main():
         for report in sorted(junit_dir.rglob("*.xml")):
             counts = count_report(report)
             total.add(counts)
-            rows.append(("FAILED" if counts.failed else "PASSED", str(report),
-                         describe(counts)))
+            detail = describe(counts)
+            summary = report_summary(report)
+            if summary:
+                detail += f"  ({summary})"
+            rows.append(("FAILED" if counts.failed else "PASSED", str(report), detail))
     for name in args.failed_without_report:
         total.add(Counts(failed=1))
         rows.append(("FAILED", name, "no report"))

@@ -47,6 +47,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import xml.etree.ElementTree as ElementTree
 from typing import Dict, List, Optional
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -284,6 +285,8 @@ class NodeSuite:
         self.churn: Optional[Churn] = None
         self.clients: List[PodClient] = []
         self.leaf_clients: List[PodClient] = []
+        # "what ran: image (image ID)", for the summary row.
+        self.ran: Dict[str, str] = {}
 
     # --- cases -------------------------------------------------------------
 
@@ -326,6 +329,7 @@ class NodeSuite:
                                % (name, unsynced or "no informerd_resource_synced samples"))
         case.log("pod %s Running and Ready on %s from %s (%s), %d resources synced"
                  % (name, node, status["image"], status["imageID"], len(synced)))
+        self.ran["informerd pods"] = "%s (%s)" % (status["image"], status["imageID"][:19])
 
     def case_helm_test(self, case: TestCase) -> None:
         out = helm("test", RELEASE, "-n", NAMESPACE, "--timeout", TIMEOUT, "--logs")
@@ -367,6 +371,9 @@ class NodeSuite:
             clients.append(PodClient(lang, CLIENT_NAMESPACE, name))
         for client in clients:
             client.wait_synced(240)
+            status = client._pod()["status"]["containerStatuses"][0]
+            self.ran["%s pods" % client.lang] = "%s (%s)" % (status["image"],
+                                                             status["imageID"][:19])
         return clients
 
     def churn_and_check(self, case: TestCase, clients: List[PodClient], ops: int,
@@ -532,7 +539,20 @@ def main() -> int:
         harness.run_case(case, getattr(suite, "case_" + name.replace("-", "_")))
         if case.failure:
             failed = name
-    return harness.report("node", cases, args.junit)
+    status = harness.report("node", cases, args.junit)
+    if args.junit:
+        add_summary(args.junit, ", ".join("%s from %s" % item for item in sorted(suite.ran.items())))
+    return status
+
+
+def add_summary(path: str, summary: str) -> None:
+    """Puts SUMMARY in the report as the suite's "summary" property, which
+    hack/count-test-cases.py prints on the suite's row."""
+    tree = ElementTree.parse(path)
+    properties = ElementTree.Element("properties")
+    ElementTree.SubElement(properties, "property", name="summary", value=summary)
+    tree.getroot().insert(0, properties)
+    tree.write(path, encoding="utf-8", xml_declaration=True)
 
 
 if __name__ == "__main__":
