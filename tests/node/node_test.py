@@ -93,8 +93,15 @@ def kubectl_json(*args: str) -> dict:
     return json.loads(kubectl(*args, "-o", "json"))
 
 
-def helm(*args: str) -> str:
-    return run(["helm"] + list(args), timeout=900)
+def helm(*args: str, namespace: str = "") -> str:
+    """helm ARGS; on failure the error also shows NAMESPACE's pods, events
+    and logs (a missing image, a pod never Ready, a failing test pod)."""
+    try:
+        return run(["helm"] + list(args), timeout=900)
+    except HarnessError as e:
+        if not namespace:
+            raise
+        raise HarnessError("%s\n%s" % (e, diagnose(namespace))) from None
 
 
 def kubectl_apply(objects: List[dict]) -> None:
@@ -302,7 +309,7 @@ class NodeSuite:
 
     def case_install(self, case: TestCase) -> None:
         helm("install", RELEASE, CHART, "-n", NAMESPACE, "--create-namespace",
-             "--wait", "--timeout", TIMEOUT)
+             "--wait", "--timeout", TIMEOUT, namespace=NAMESPACE)
         wait_for(lambda: deployment_settled(NAMESPACE, RELEASE, 2), 300,
                  "the Deployment to be available", NAMESPACE)
         for pod in release_pods(NAMESPACE, RELEASE):
@@ -332,7 +339,8 @@ class NodeSuite:
         self.ran["informerd pods"] = "%s (%s)" % (status["image"], status["imageID"][:19])
 
     def case_helm_test(self, case: TestCase) -> None:
-        out = helm("test", RELEASE, "-n", NAMESPACE, "--timeout", TIMEOUT, "--logs")
+        out = helm("test", RELEASE, "-n", NAMESPACE, "--timeout", TIMEOUT, "--logs",
+                   namespace=NAMESPACE)
         case.log(out.strip().replace("\n", "\n    "))
 
     def setup_clients_namespace(self) -> None:
@@ -403,13 +411,15 @@ class NodeSuite:
             case.log("%s synced through %s with TLS and a token for audience %s"
                      % (client.describe(), GRPC_TARGET, AUDIENCE))
         self.churn_and_check(case, self.clients, 100, "under writes")
+        case.log("kubectl get pods -A -o wide:\n" + kubectl("get", "pods", "-A", "-o", "wide"))
 
     def case_upgrade(self, case: TestCase) -> None:
         before = {p["metadata"]["name"] for p in release_pods(NAMESPACE, RELEASE)}
 
         def upgrade() -> None:
             helm("upgrade", RELEASE, CHART, "-n", NAMESPACE, "--reuse-values",
-                 "--set", "config.bookmarkIntervalSeconds=30", "--wait", "--timeout", TIMEOUT)
+                 "--set", "config.bookmarkIntervalSeconds=30", "--wait", "--timeout", TIMEOUT,
+                 namespace=NAMESPACE)
             wait_for(lambda: deployment_settled(NAMESPACE, RELEASE, 2), 300,
                      "the rollout to finish", NAMESPACE)
         self.churn_and_check(case, self.clients, 100, "after the rolling upgrade", upgrade)
@@ -474,7 +484,7 @@ class NodeSuite:
              "--set", "upstream.address=%s" % GRPC_TARGET,
              "--set", "upstream.tls.caConfigMapName=root-ca",
              "--set", "replicaCount=1",
-             "--wait", "--timeout", TIMEOUT)
+             "--wait", "--timeout", TIMEOUT, namespace=LEAF_NAMESPACE)
         wait_for(lambda: deployment_settled(LEAF_NAMESPACE, LEAF_RELEASE, 1), 300,
                  "the leaf Deployment to be available", LEAF_NAMESPACE)
         # The leaf's own CA, for its clients.
