@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/json/json_members.h"
+#include "server/json/json_parse.h"
 #include "server/kube/resource_name.h"
 #include "server/log/log.h"
 #include "server/service/grpc_status.h"
@@ -226,9 +227,10 @@ absl::Status InformerdReader::HandleEvent(v1::WatchEvent* event, bool* relist) {
   // frames are. std::string keeps its bytes NUL-terminated.
   std::string* json = event->mutable_object()->mutable_json();
   rapidjson::Document object;
-  object.ParseInsitu(json->data());
-  if (object.HasParseError() || !object.IsObject()) {
-    return absl::DataLossError(absl::StrCat(What(), ": an event's object is not a JSON object"));
+  if (absl::Status parsed = json::ParseInsitu(json->data(), &object);
+      !parsed.ok() || !object.IsObject()) {
+    return absl::DataLossError(absl::StrCat(What(), ": an event's object is not a JSON object",
+                                            parsed.ok() ? "" : absl::StrCat(" (", parsed.message(), ")")));
   }
   if (ObjectName(object).empty()) {
     stats_.rejected_objects.fetch_add(1);
