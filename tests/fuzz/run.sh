@@ -63,10 +63,10 @@ declare -A targets=(
   [discovery_fuzzer]="$rapidjson_flags server/kube/discovery_fuzzer.cc server/kube/discovery.cc server/kube/api_status.cc server/kube/url_query.cc server/json/json_parse.cc"
   [kubeconfig_fuzzer]="server/kube/kubeconfig_fuzzer.cc server/kube/kubeconfig.cc $yaml_flags"
   [config_fuzzer]="server/config/config_fuzzer.cc server/config/config.cc server/kube/resource_name.cc $yaml_flags"
-  [object_builder_fuzzer]="$rapidjson_flags -I$proto_dir server/cache/object_builder_fuzzer.cc server/cache/object_builder.cc server/json/json_parse.cc server/cache/object.cc server/cache/metadata_projection.cc server/cache/json_writer.cc se  # What a root informerd sends a leaf (issue 26): a root is not trusted to
+  [object_builder_fuzzer]="$rapidjson_flags -I$proto_dir server/cache/object_builder_fuzzer.cc server/cache/object_builder.cc server/json/json_parse.cc server/cache/object.cc server/cache/metadata_projection.cc server/cache/json_writer.cc server/cache/resource_version.cc $proto_dir/informerd.pb.o $(pkg-config --cflags --libs protobuf grpc++)"
+  # What a root informerd sends a leaf (issue 26): a root is not trusted to
   # be well-formed.
   [upstream_events_fuzzer]="$rapidjson_flags -I$proto_dir server/tier/upstream_events_fuzzer.cc server/tier/upstream_events.cc server/tier/version_bound.cc server/json/json_parse.cc server/cache/resource_version.cc server/log/log.cc $proto_dir/informerd.pb.o $(pkg-config --cflags --libs protobuf)"
-rver/cache/resource_version.cc $proto_dir/informerd.pb.o $(pkg-config --cflags --libs protobuf grpc++)"
 )
 
 # These run for half of --seconds (10 s in CI), so the seven targets added
