@@ -174,8 +174,12 @@ class HttpServer::Loop {
       fds.clear();
       polled.clear();
       fds.push_back({wake_read_, POLLIN, 0});
-      fds.push_back({listener_, POLLIN, 0});
-      absl::Time next_deadline = absl::Now() + absl::Seconds(1);
+      // Out of descriptors with none to evict, the listener stays readable:
+      // it is left alone for a moment rather than spun on.
+      const bool accepting = absl::Now() >= accept_paused_until_;
+      fds.push_back({listener_, static_cast<short>(accepting ? POLLIN : 0), 0});
+      absl::Time next_deadline =
+          absl::Now() + (accepting ? absl::Seconds(1) : absl::Milliseconds(100));
       for (Connection& connection : connections_) {
         const bool write = connection.want_write || connection.out_offset < connection.out.size();
         fds.push_back({connection.fd, static_cast<short>(write ? POLLOUT : POLLIN), 0});
@@ -227,7 +231,12 @@ class HttpServer::Loop {
       if (fd < 0 && (errno == EMFILE || errno == ENFILE) && EvictOne()) {
         fd = accept4(listener_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
       }
-      if (fd < 0) return;
+      if (fd < 0) {
+        if (errno == EMFILE || errno == ENFILE) {
+          accept_paused_until_ = absl::Now() + absl::Milliseconds(100);
+        }
+        return;
+      }
       if (open_ >= limits_.max_connections) EvictOne();
       Connection& connection = connections_.emplace_back();
       ++open_;
@@ -422,6 +431,7 @@ class HttpServer::Loop {
   // A list: Connection addresses stay put while the loop holds them.
   std::list<Connection> connections_;
   size_t open_ = 0;
+  absl::Time accept_paused_until_ = absl::InfinitePast();
 };
 
 HttpServer::HttpServer(HttpLimits limits) : limits_(limits) {}
