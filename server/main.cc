@@ -31,7 +31,7 @@ ABSL_FLAG(std::string, resources, "",
 ABSL_FLAG(std::string, grpc_address, "127.0.0.1:50051",
           "gRPC listen address; one other hosts can reach (e.g. 0.0.0.0:50051) needs "
           "--auth-mode=kubernetes with TLS, or an --allow-... flag");
-ABSL_FLAG(std::string, http_address, "0.0.0.0:8080",
+ABSL_FLAG(std::string, http_address, "127.0.0.1:8080",
           "HTTP listen address for /healthz, /readyz and /metrics");
 ABSL_FLAG(std::string, auth_mode, "",
           "none (anyone may read what is served) or kubernetes (bearer token, TokenReview and "

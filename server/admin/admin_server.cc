@@ -1,9 +1,7 @@
 #include "server/admin/admin_server.h"
 
-#include <httplib.h>
 #include <prometheus/text_serializer.h>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "server/admin/resource_collector.h"
@@ -18,49 +16,11 @@ AdminServer::AdminServer(const service::ResourceRegistry* registry, metrics::Met
 
 AdminServer::~AdminServer() { Stop(); }
 
-namespace {
-// Threads serving the admin port; each idle one costs only its stack.
-constexpr size_t kAdminThreads = 128;
-}  // namespace
-
 absl::Status AdminServer::Start(const std::string& address, const tls::TlsFiles* tls) {
-  size_t colon = address.rfind(':');
-  int port = 0;
-  if (colon == std::string::npos || !absl::SimpleAtoi(address.substr(colon + 1), &port) ||
-      port < 0 || port > 65535) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--http-address: \"", address, "\" is not HOST:PORT"));
-  }
-  std::string host = address.substr(0, colon);
-  if (tls != nullptr && !tls->cert_file.empty()) {
-    certificate_ = std::make_unique<tls::ReloadingCertificate>(*tls);
-    absl::Status configured;
-    server_ = std::make_unique<httplib::SSLServer>([&](SSL_CTX& context) {
-      configured = certificate_->Configure(&context);
-      return configured.ok();
-    });
-    if (!configured.ok()) return configured;
-  } else {
-    server_ = std::make_unique<httplib::Server>();
-  }
-  // Probes and scrapes are tiny and quick: a client that is not is cut
-  // after 2 s of silence, keeps a connection 5 s at most between requests,
-  // and a slow one holds one of many threads, so up to kAdminThreads - 1
-  // connections trickling their requests byte by byte leave /healthz alone.
-  server_->set_read_timeout(2, 0);
-  server_->set_write_timeout(2, 0);
-  server_->set_keep_alive_timeout(5);
-  server_->set_keep_alive_max_count(100);
-  server_->set_payload_max_length(64 << 10);
-  server_->new_task_queue = [] { return new httplib::ThreadPool(kAdminThreads); };
-  server_->Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
-    response.set_content("ok\n", "text/plain");
-  });
-  server_->Get("/readyz", [this](const httplib::Request&, httplib::Response& response) {
-    if (serving_->load()) {
-      response.set_content("ok\n", "text/plain");
-      return;
-    }
+  server_ = std::make_unique<HttpServer>();
+  server_->Handle("/healthz", [] { return HttpResponse{200, "text/plain", "ok\n"}; });
+  server_->Handle("/readyz", [this] {
+    if (serving_->load()) return HttpResponse{200, "text/plain", "ok\n"};
     std::vector<std::string> syncing;
     for (const service::ServedResource* served : registry_->all()) {
       if (!served->informer->synced()) syncing.push_back(served->DisplayName());
@@ -72,28 +32,25 @@ absl::Status AdminServer::Start(const std::string& address, const tls::TlsFiles*
       absl::StrAppend(&body, "not served by the API server yet: ", absl::StrJoin(pending, ", "),
                       "\n");
     }
-    response.status = 503;
-    response.set_content(body.empty() ? std::string("starting\n") : body, "text/plain");
+    return HttpResponse{503, "text/plain", body.empty() ? std::string("starting\n") : body};
   });
-  server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
+  server_->Handle("/metrics", [this] {
     std::vector<prometheus::MetricFamily> families = metrics_->registry().Collect();
     std::vector<prometheus::MetricFamily> resources = CollectResourceMetrics(*registry_);
     families.insert(families.end(), resources.begin(), resources.end());
-    response.set_content(prometheus::TextSerializer().Serialize(families),
-                         "text/plain; version=0.0.4");
+    return HttpResponse{200, "text/plain; version=0.0.4",
+                        prometheus::TextSerializer().Serialize(families)};
   });
-  port_ = port == 0 ? server_->bind_to_any_port(host.c_str()) : port;
-  if (port_ <= 0 || (port != 0 && !server_->bind_to_port(host.c_str(), port))) {
-    return absl::UnavailableError(absl::StrCat("--http-address: cannot listen on ", address));
+  if (tls != nullptr && !tls->cert_file.empty()) {
+    certificate_ = std::make_unique<tls::ReloadingCertificate>(*tls);
   }
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
-  return absl::OkStatus();
+  return server_->Start(address, certificate_.get());
 }
 
+int AdminServer::port() const { return server_ == nullptr ? 0 : server_->port(); }
+
 void AdminServer::Stop() {
-  if (server_ == nullptr) return;
-  server_->stop();
-  if (thread_.joinable()) thread_.join();
+  if (server_ != nullptr) server_->Stop();
 }
 
 }  // namespace informerd::admin

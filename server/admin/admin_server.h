@@ -5,23 +5,23 @@
 //             both probes agree), else 503 naming the resources still syncing
 //   /metrics  Prometheus text format
 //
-// Thread safety: Start/Stop from one thread; handlers run on httplib's pool.
+// Served by HttpServer (http_server.h), whose limits keep the probes
+// answered whatever other clients of the port do.
+//
+// Thread safety: Start/Stop from one thread; handlers run on the
+// HttpServer's thread.
 #ifndef INFORMERD_SERVER_ADMIN_ADMIN_SERVER_H_
 #define INFORMERD_SERVER_ADMIN_ADMIN_SERVER_H_
 
 #include <atomic>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "absl/status/status.h"
+#include "server/admin/http_server.h"
 #include "server/metrics/metrics.h"
 #include "server/service/served_resource.h"
 #include "server/tls/reloading_certificate.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace informerd::admin {
 
@@ -38,7 +38,7 @@ class AdminServer {
   absl::Status Start(const std::string& address, const tls::TlsFiles* tls = nullptr);
 
   // The bound port (useful with port 0).
-  int port() const { return port_; }
+  int port() const;
   void Stop();
 
  private:
@@ -46,9 +46,7 @@ class AdminServer {
   metrics::Metrics* const metrics_;
   const std::atomic<bool>* const serving_;
   std::unique_ptr<tls::ReloadingCertificate> certificate_;
-  std::unique_ptr<httplib::Server> server_;
-  int port_ = 0;
-  std::thread thread_;
+  std::unique_ptr<HttpServer> server_;
 };
 
 }  // namespace informerd::admin

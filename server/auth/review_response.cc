@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "rapidjson/document.h"
 #include "server/json/json_members.h"
+#include "server/json/json_parse.h"
 
 namespace informerd::auth {
 namespace {
@@ -24,8 +25,7 @@ absl::StatusOr<const rapidjson::Value*> ReviewStatus(int http_status, std::strin
     return absl::UnavailableError(
         absl::StrCat(review, ": HTTP ", http_status, ": ", std::string(body.substr(0, 200))));
   }
-  doc->Parse(body.data(), body.size());
-  if (doc->HasParseError() || !doc->IsObject() || !doc->HasMember("status") ||
+  if (!json::Parse(body, doc).ok() || !doc->IsObject() || !doc->HasMember("status") ||
       !(*doc)["status"].IsObject()) {
     return absl::UnavailableError(absl::StrCat(review, ": the response has no status object"));
   }

@@ -12,6 +12,7 @@
 #include "server/cache/json_writer.h"
 #include "server/cache/resource_version.h"
 #include "server/json/json_members.h"
+#include "server/json/json_parse.h"
 
 namespace informerd::cache {
 namespace {
@@ -21,14 +22,44 @@ const rapidjson::Value* FindMember(const rapidjson::Value& object, std::string_v
   return json::Member(object, name);
 }
 
-const rapidjson::Value* FindPath(const rapidjson::Value& root,
-                                 std::string_view path) {
+absl::Status Invalid(std::string_view field, std::string_view reason) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("object ", std::string(field), ": ", std::string(reason)));
+}
+
+// The member `name` of `object` (null when absent or when `object` is not an
+// object), refusing one given twice. JSON allows a name twice; RapidJSON's
+// lookups read the first and Go's decoders the last, so for a member that
+// decides an object's identity or what selects it, the cache and its
+// clients would see different objects. `field` names it in the error.
+absl::StatusOr<const rapidjson::Value*> OnlyMember(const rapidjson::Value* object,
+                                                   std::string_view name,
+                                                   std::string_view field) {
+  if (object == nullptr || !object->IsObject()) return nullptr;
+  const rapidjson::Value* found = nullptr;
+  for (const auto& member : object->GetObject()) {
+    if (std::string_view(member.name.GetString(), member.name.GetStringLength()) != name) {
+      continue;
+    }
+    if (found != nullptr) return Invalid(field, "is given twice");
+    found = &member.value;
+  }
+  return found;
+}
+
+// The value at a dotted path, each step by OnlyMember.
+absl::StatusOr<const rapidjson::Value*> FindPath(const rapidjson::Value& root,
+                                                 std::string_view path) {
   const rapidjson::Value* value = &root;
-  while (value != nullptr) {
-    size_t dot = path.find('.');
-    value = FindMember(*value, path.substr(0, dot));
-    if (dot == std::string_view::npos) break;
-    path.remove_prefix(dot + 1);
+  size_t end = 0;
+  while (value != nullptr && end != std::string_view::npos) {
+    const size_t begin = end == 0 ? 0 : end + 1;
+    end = path.find('.', begin);
+    const std::string_view step = path.substr(begin, end == std::string_view::npos ? end : end - begin);
+    absl::StatusOr<const rapidjson::Value*> next =
+        OnlyMember(value, step, path.substr(0, end));
+    if (!next.ok()) return next.status();
+    value = *next;
   }
   return value;
 }
@@ -78,10 +109,6 @@ bool IsUtf8(std::string_view text) {
   return true;
 }
 
-absl::Status Invalid(const std::string& field, const std::string& reason) {
-  return absl::InvalidArgumentError(absl::StrCat("object ", field, ": ", reason));
-}
-
 // `type` names what to write before the object's members: the apiVersion
 // and kind it lacks (see ObjectSchema).
 ObjectPtr Serialize(const rapidjson::Value& object, const ObjectSchema* type,
@@ -98,23 +125,39 @@ void NormalizeSchema(ObjectSchema* schema) {
 absl::StatusOr<ObjectPtr> BuildObject(rapidjson::Value& object,
                                       const ObjectSchema& schema) {
   if (!object.IsObject()) return Invalid("", "is not a JSON object");
-  const rapidjson::Value* metadata = FindMember(object, "metadata");
-  if (metadata == nullptr || !metadata->IsObject()) {
+  // What a client decodes as the object's type.
+  for (const char* member : {"apiVersion", "kind"}) {
+    if (absl::StatusOr<const rapidjson::Value*> type = OnlyMember(&object, member, member);
+        !type.ok()) {
+      return type.status();
+    }
+  }
+  absl::StatusOr<const rapidjson::Value*> metadata = OnlyMember(&object, "metadata", "metadata");
+  if (!metadata.ok()) return metadata.status();
+  if (*metadata == nullptr || !(*metadata)->IsObject()) {
     return Invalid("metadata", "missing or not an object");
   }
+  // Its identity (the cache's key, the version that orders it) and its labels.
+  const rapidjson::Value* identity[5];
+  const char* const kIdentity[5] = {"name", "namespace", "uid", "resourceVersion", "labels"};
+  for (int i = 0; i < 5; ++i) {
+    absl::StatusOr<const rapidjson::Value*> member =
+        OnlyMember(*metadata, kIdentity[i], absl::StrCat("metadata.", kIdentity[i]));
+    if (!member.ok()) return member.status();
+    identity[i] = *member;
+  }
   Object::Metadata meta;
-  meta.name = std::string(AsString(FindMember(*metadata, "name")));
+  meta.name = std::string(AsString(identity[0]));
   if (meta.name.empty()) return Invalid("metadata.name", "missing or empty");
-  meta.namespace_ = std::string(AsString(FindMember(*metadata, "namespace")));
-  meta.uid = std::string(AsString(FindMember(*metadata, "uid")));
-  meta.resource_version = std::string(AsString(FindMember(*metadata, "resourceVersion")));
+  meta.namespace_ = std::string(AsString(identity[1]));
+  meta.uid = std::string(AsString(identity[2]));
+  meta.resource_version = std::string(AsString(identity[3]));
   std::optional<uint64_t> rv = ParseResourceVersion(meta.resource_version);
   if (!rv.has_value()) {
     return Invalid("metadata.resourceVersion",
                    absl::StrCat("\"", meta.resource_version, "\" is not a decimal integer"));
   }
-  if (const rapidjson::Value* labels = FindMember(*metadata, "labels");
-      labels != nullptr && labels->IsObject()) {
+  if (const rapidjson::Value* labels = identity[4]; labels != nullptr && labels->IsObject()) {
     meta.labels.reserve(labels->MemberCount());
     for (const auto& label : labels->GetObject()) {
       if (!label.value.IsString()) {
@@ -152,15 +195,19 @@ absl::StatusOr<ObjectPtr> BuildObject(rapidjson::Value& object,
   FieldValues field_values;
   field_values.reserve(schema.field_indexes.size());
   for (const std::string& path : schema.field_indexes) {
-    field_values.emplace_back(path, ScalarText(FindPath(object, path)));
+    absl::StatusOr<const rapidjson::Value*> value = FindPath(object, path);
+    if (!value.ok()) return value.status();
+    field_values.emplace_back(path, ScalarText(*value));
   }
 
   return Serialize(object, &schema, std::move(meta), *rv, std::move(field_values));
 }
 
 ObjectPtr WithResourceVersion(const Object& object, uint64_t resource_version) {
+  // The cached JSON came through json::Parse* once, so it is within the
+  // nesting limit and parses again; this bounds the re-parse if it did not.
   rapidjson::Document document;
-  document.Parse(object.json().data(), object.json().size());
+  json::Parse(object.json(), &document).IgnoreError();
   Object::Metadata meta{object.namespace_(), object.name(), object.uid(),
                         std::to_string(resource_version), object.labels()};
   rapidjson::Value* metadata = const_cast<rapidjson::Value*>(FindMember(document, "metadata"));

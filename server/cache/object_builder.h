@@ -41,7 +41,11 @@ void NormalizeSchema(ObjectSchema* schema);
 
 // REQUIRES: NormalizeSchema(&schema) was applied.
 // `object` is modified (transforms are applied in place). Errors are
-// INVALID_ARGUMENT naming the missing or malformed metadata field.
+// INVALID_ARGUMENT naming the missing or malformed metadata field, or a
+// member given twice of those that decide what a client decodes the object
+// as: apiVersion, kind, metadata, metadata's name, namespace, uid,
+// resourceVersion and labels, and each step of a field index's path (JSON
+// allows a name twice; RapidJSON reads the first, Go's decoders the last).
 absl::StatusOr<ObjectPtr> BuildObject(rapidjson::Value& object,
                                       const ObjectSchema& schema);
 

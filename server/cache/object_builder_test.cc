@@ -185,17 +185,59 @@ TEST(ObjectBuilder, RejectsMetadataThatIsNotUtf8) {
 // schema drops (or managedFields) was still cached and served.
 TEST(ObjectBuilder, DropsEveryDuplicateOfADroppedField) {
   ObjectSchema schema;
-  schema.drop_fields = {"metadata.annotations"};
+  schema.drop_fields = {"spec.secret"};
   absl::StatusOr<ObjectPtr> object = Build(
-      R"({"metadata":{"name":"a","managedFields":[1],"annotations":{"s":"1"},)"
-      R"("resourceVersion":"1","managedFields":[2],"annotations":{"s":"2"}},)"
-      R"("spec":{"k":1},"metadata":{"annotations":{"s":"3"},"x":0}})",
+      R"({"metadata":{"name":"a","managedFields":[1],"resourceVersion":"1","managedFields":[2]},)"
+      R"("spec":{"secret":"1","k":1,"secret":"2"},"status":{},"spec":{"secret":"3","x":0}})",
       schema);
   ASSERT_TRUE(object.ok()) << object.status();
   // The other members keep their order.
   EXPECT_EQ((*object)->json(),
-            R"({"metadata":{"name":"a","resourceVersion":"1"},"spec":{"k":1},)"
-            R"("metadata":{"x":0}})");
+            R"({"metadata":{"name":"a","resourceVersion":"1"},"spec":{"k":1},"status":{},)"
+            R"("spec":{"x":0}})");
+}
+
+// Issue 26: a root sent an object with two top-level "metadata" members; the
+// cache keyed it by the first while Go clients read the last.
+TEST(ObjectBuilder, RejectsAMemberThatDecidesIdentityGivenTwice) {
+  struct Case {
+    const char* json;
+    const char* error;
+  } cases[] = {
+      {R"({"metadata":{"name":"a","resourceVersion":"1"},"metadata":{"name":"b","resourceVersion":"2"}})",
+       "object metadata: is given twice"},
+      {R"({"kind":"Pod","metadata":{"name":"a","resourceVersion":"1"},"kind":"Secret"})",
+       "object kind: is given twice"},
+      {R"({"apiVersion":"v1","apiVersion":"v2","metadata":{"name":"a","resourceVersion":"1"}})",
+       "object apiVersion: is given twice"},
+      {R"({"metadata":{"name":"a","resourceVersion":"1","name":"b"}})",
+       "object metadata.name: is given twice"},
+      {R"({"metadata":{"name":"a","namespace":"x","resourceVersion":"1","namespace":"y"}})",
+       "object metadata.namespace: is given twice"},
+      {R"({"metadata":{"name":"a","uid":"1","uid":"2","resourceVersion":"1"}})",
+       "object metadata.uid: is given twice"},
+      {R"({"metadata":{"name":"a","resourceVersion":"1","resourceVersion":"9"}})",
+       "object metadata.resourceVersion: is given twice"},
+      {R"({"metadata":{"name":"a","labels":{},"resourceVersion":"1","labels":{"k":"v"}}})",
+       "object metadata.labels: is given twice"},
+      {R"({"metadata":{"name":"a","resourceVersion":"1"},"spec":{"nodeName":"n1"},"spec":{}})",
+       "object spec: is given twice"},
+      {R"({"metadata":{"name":"a","resourceVersion":"1"},"spec":{"nodeName":"n1","nodeName":"n2"}})",
+       "object spec.nodeName: is given twice"},
+  };
+  ObjectSchema schema;
+  schema.field_indexes = {"spec.nodeName"};
+  for (const Case& c : cases) {
+    absl::StatusOr<ObjectPtr> object = Build(c.json, schema);
+    ASSERT_FALSE(object.ok()) << c.json;
+    EXPECT_EQ(object.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(object.status().message(), c.error) << c.json;
+  }
+  // Members that decide nothing may repeat, as JSON allows.
+  EXPECT_TRUE(Build(R"({"metadata":{"name":"a","resourceVersion":"1","annotations":{},)"
+                    R"("annotations":{}},"data":{},"data":{}})",
+                    schema)
+                  .ok());
 }
 
 TEST(ObjectBuilder, SharedFromThisGivesTheOwningPointer) {

@@ -1,5 +1,6 @@
 #include "server/kube/api_status.h"
 #include "server/json/json_members.h"
+#include "server/json/json_parse.h"
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -45,8 +46,7 @@ ApiStatus ApiStatusFromJson(const rapidjson::Value& object) {
 
 ApiStatus ApiStatusFromResponse(int http_status, std::string_view body) {
   rapidjson::Document document;
-  document.Parse(body.data(), body.size());
-  if (!document.HasParseError() && document.IsObject() &&
+  if (json::Parse(body, &document).ok() && document.IsObject() &&
       StringMember(document, "kind") == "Status") {
     ApiStatus status = ApiStatusFromJson(document);
     if (status.code == 0) status.code = http_status;

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "rapidjson/document.h"
+#include "server/json/json_parse.h"
 #include "server/kube/api_status.h"
 #include "server/kube/url_query.h"
 #include "server/json/json_members.h"
@@ -43,10 +44,11 @@ absl::StatusOr<rapidjson::Document> GetDocument(DiscoveryGet get,
                     absl::StrCat("discovery GET ", path));
   }
   rapidjson::Document document;
-  document.Parse(response->body.data(), response->body.size());
-  if (document.HasParseError() || !document.IsObject()) {
-    return absl::DataLossError(
-        absl::StrCat("discovery GET ", path, ": response is not a JSON object"));
+  if (absl::Status parsed = json::Parse(response->body, &document);
+      !parsed.ok() || !document.IsObject()) {
+    return absl::DataLossError(absl::StrCat("discovery GET ", path,
+                                            ": response is not a JSON object",
+                                            parsed.ok() ? "" : absl::StrCat(" (", parsed.message(), ")")));
   }
   return document;
 }
@@ -213,8 +215,7 @@ absl::StatusOr<int> VersionNumber(const rapidjson::Document& document, const cha
 
 absl::StatusOr<ServerVersion> ParseServerVersion(std::string_view body) {
   rapidjson::Document document;
-  document.Parse(body.data(), body.size());
-  if (document.HasParseError() || !document.IsObject()) {
+  if (!json::Parse(body, &document).ok() || !document.IsObject()) {
     return absl::InvalidArgumentError("/version: the response is not a JSON object");
   }
   absl::StatusOr<int> major = VersionNumber(document, "major");

@@ -6,6 +6,7 @@
 #include "absl/random/random.h"
 #include "absl/time/clock.h"
 #include "absl/strings/str_cat.h"
+#include "server/json/json_parse.h"
 #include "server/kube/api_status.h"
 #include "server/kube/list_page_reader.h"
 #include "server/log/log.h"
@@ -216,10 +217,10 @@ absl::Status Reflector::HandleWatchFrame(std::string* frame,
   const std::string what = absl::StrCat("watch ", KubectlName(resource_.group, resource_.resource));
   // In situ: twice as fast as Parse, which copies every string.
   rapidjson::Document event;
-  event.ParseInsitu(frame->data());
-  if (event.HasParseError() || !event.IsObject()) {
-    return absl::DataLossError(
-        absl::StrCat(what, ": watch frame is not a JSON object"));
+  if (absl::Status parsed = json::ParseInsitu(frame->data(), &event);
+      !parsed.ok() || !event.IsObject()) {
+    return absl::DataLossError(absl::StrCat(what, ": watch frame is not a JSON object",
+                                            parsed.ok() ? "" : absl::StrCat(" (", parsed.message(), ")")));
   }
   const std::string_view type = StringMember(&event, "type");
   auto object = event.FindMember("object");

@@ -524,6 +524,24 @@ TEST_F(ReflectorTest, MalformedJsonNeverReachesTheSink) {
   EXPECT_EQ(stats.rejected_objects.load(), 3u);
 }
 
+// Issue 26: nothing bounded nesting, and RapidJSON recurses once per level;
+// an object a million levels deep overflowed the reflector's stack.
+TEST_F(ReflectorTest, ObjectsNestedAMillionLevelsAreRefusedNotACrash) {
+  auto deep = [](const std::string& name, const std::string& rv) {
+    return absl::StrCat(R"({"metadata":{"name":")", name, R"(","resourceVersion":")", rv,
+                        R"("},"spec":)", std::string(1000000, '['), std::string(1000000, ']'),
+                        "}");
+  };
+  AddList(200, Page({deep("deep", "7")}, "10"));
+  AddList(200, Page({Pod("a", "5")}, "10"));
+  AddWatch({Event("ADDED", deep("deeper", "11"))}, StreamEnd::kClose);
+  AddWatch({Event("ADDED", Pod("ok", "12"))}, StreamEnd::kHang);
+  StartReflector();
+  ASSERT_TRUE(sink_.WaitFor("added ok"));
+  EXPECT_THAT(sink_.lines(), ElementsAre("start", "start", "item a", "end 10", "added ok"));
+  EXPECT_EQ(reflector_->stats().decode_errors.load(), 2u);
+}
+
 TEST_F(ReflectorTest, OversizeFrameIsDropped) {
   options_.max_frame_bytes = 1000;
   AddList(200, Page({}, "10"));

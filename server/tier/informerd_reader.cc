@@ -1,9 +1,9 @@
 #include "server/tier/informerd_reader.h"
 
+#include <chrono>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "server/json/json_members.h"
 #include "server/kube/resource_name.h"
 #include "server/log/log.h"
 #include "server/service/grpc_status.h"
@@ -13,8 +13,16 @@ namespace {
 
 constexpr std::string_view kComponent = "upstream";
 
-std::string_view ObjectName(const rapidjson::Value& object) {
-  return json::MetadataString(object, "name");
+std::string What(const v1::ResourceName& resource, const std::string& upstream) {
+  return absl::StrCat("watch ", kube::KubectlName(resource.group(), resource.resource()),
+                      " on the upstream informerd", upstream.empty() ? "" : " ", upstream);
+}
+
+// When a message arrived, for VersionBound: monotonic, so that a step of the
+// wall clock neither allows nor refuses more.
+absl::Time MonotonicNow() {
+  return absl::UnixEpoch() +
+         absl::FromChrono(std::chrono::steady_clock::now().time_since_epoch());
 }
 
 }  // namespace
@@ -26,7 +34,8 @@ InformerdReader::InformerdReader(std::shared_ptr<grpc::Channel> channel,
       resource_(std::move(resource)),
       options_(std::move(options)),
       sink_(sink),
-      backoff_(options_.backoff) {}
+      backoff_(options_.backoff),
+      events_(tier::What(resource_, options_.upstream), sink, &stats_, options_.versions) {}
 
 InformerdReader::~InformerdReader() { Stop(); }
 
@@ -48,20 +57,17 @@ bool InformerdReader::stopping() const {
   return stopping_;
 }
 
-std::string InformerdReader::What() const {
-  return absl::StrCat("watch ", kube::KubectlName(resource_.group(), resource_.resource()),
-                      " on the upstream informerd");
-}
+std::string InformerdReader::What() const { return tier::What(resource_, options_.upstream); }
 
 void InformerdReader::Run() {
   bool need_list = true;
   while (!stopping()) {
     absl::Status failure;
+    const uint64_t lists = stats_.lists.load();
     const WatchEnd end = WatchOnce(need_list, &failure);
     // The state is complete once its end bookmark came; a Watch that broke
     // before it gets the state again.
-    if (need_list && !awaiting_initial_events_end_) need_list = false;
-    awaiting_initial_events_end_ = false;
+    if (need_list && stats_.lists.load() > lists) need_list = false;
     switch (end) {
       case WatchEnd::kRelist:
         stats_.relists.fetch_add(1);
@@ -79,8 +85,6 @@ void InformerdReader::Run() {
 
 InformerdReader::WatchEnd InformerdReader::WatchOnce(bool initial_events,
                                                      absl::Status* failure) {
-  // Until the end bookmark comes, the state is still to get.
-  awaiting_initial_events_end_ = initial_events;
   grpc::ClientContext context;
   if (options_.call_setup) {
     if (absl::Status status = options_.call_setup(&context); !status.ok()) {
@@ -100,14 +104,15 @@ InformerdReader::WatchEnd InformerdReader::WatchOnce(bool initial_events,
   // in time, which would cut the leaf's watchers: the root waits until it
   // gets there (or answers UNAVAILABLE, retried).
   request.set_send_initial_events(initial_events);
-  request.set_resource_version(last_version_);
+  request.set_resource_version(events_.last_version());
   {
     absl::MutexLock lock(&mu_);
     if (stopping_) return WatchEnd::kFailed;
     call_ = &context;
   }
   stats_.watches.fetch_add(1);
-  if (initial_events) sink_->OnListStart();
+  // Until the end bookmark comes, the state is still to get.
+  events_.StartWatch(initial_events);
   std::unique_ptr<grpc::ClientReader<v1::WatchEvent>> stream = stub_->Watch(&context, request);
   v1::WatchEvent event;
   absl::Status handled;
@@ -115,7 +120,8 @@ InformerdReader::WatchEnd InformerdReader::WatchOnce(bool initial_events,
   uint64_t messages = 0;
   while (stream->Read(&event)) {
     ++messages;
-    handled = HandleEvent(&event, &relist);
+    handled = events_.Handle(&event, MonotonicNow(), &relist);
+    if (events_.synced()) synced_.store(true, std::memory_order_release);
     if (!handled.ok() || relist) {
       context.TryCancel();
       break;
@@ -134,7 +140,7 @@ InformerdReader::WatchEnd InformerdReader::WatchOnce(bool initial_events,
   }
   if (stopping()) return WatchEnd::kFailed;
   if (status.error_code() == grpc::StatusCode::OUT_OF_RANGE && !initial_events) {
-    // The root's history no longer holds last_version_ (as the apiserver's
+    // The root's history no longer holds the last version (as the apiserver's
     // 410): the state again, by diff.
     stats_.expired_410.fetch_add(1);
     log::Info(kComponent, absl::StrCat(What(), ": ", status.error_message(),
@@ -144,11 +150,11 @@ InformerdReader::WatchEnd InformerdReader::WatchOnce(bool initial_events,
   if (status.ok()) {
     // The root does not end watches on its own; a stream that ends at once
     // is not hammered.
-    if (messages == 0 || awaiting_initial_events_end_) {
+    if (messages == 0 || events_.awaiting_initial_events_end()) {
       stats_.transport_errors.fetch_add(1);
       *failure = absl::UnavailableError(absl::StrCat(What(), ": the stream ended"));
     }
-    return awaiting_initial_events_end_ ? WatchEnd::kFailed : WatchEnd::kResume;
+    return events_.awaiting_initial_events_end() ? WatchEnd::kFailed : WatchEnd::kResume;
   }
   switch (status.error_code()) {
     case grpc::StatusCode::UNAVAILABLE:
@@ -164,86 +170,7 @@ InformerdReader::WatchEnd InformerdReader::WatchOnce(bool initial_events,
       break;
   }
   *failure = service::FromGrpc(status, What());
-  return awaiting_initial_events_end_ ? WatchEnd::kFailed : WatchEnd::kResume;
-}
-
-absl::Status InformerdReader::HandleEvent(v1::WatchEvent* event, bool* relist) {
-  if (event->type() == v1::WatchEvent::BOOKMARK) {
-    const std::string& version = event->resource_version();
-    if (version.empty()) {
-      return absl::DataLossError(absl::StrCat(What(), ": a bookmark without resource_version"));
-    }
-    if (awaiting_initial_events_end_) {
-      if (!event->initial_events_end()) return absl::OkStatus();
-      awaiting_initial_events_end_ = false;
-      last_version_ = version;
-      stats_.lists.fetch_add(1);
-      stats_.streamed_lists.fetch_add(1);
-      sink_->OnListEnd(last_version_);
-      synced_.store(true, std::memory_order_release);
-      return absl::OkStatus();
-    }
-    last_version_ = version;
-    stats_.bookmarks.fetch_add(1);
-    sink_->OnBookmark(last_version_);
-    return absl::OkStatus();
-  }
-
-  kube::WatchEventType type;
-  switch (event->type()) {
-    case v1::WatchEvent::ADDED:
-      type = kube::WatchEventType::kAdded;
-      break;
-    case v1::WatchEvent::MODIFIED:
-      type = kube::WatchEventType::kModified;
-      break;
-    case v1::WatchEvent::DELETED:
-      type = kube::WatchEventType::kDeleted;
-      break;
-    default:
-      log::Warning(kComponent, absl::StrCat(What(), ": skipping an event of unknown type ",
-                                            static_cast<int>(event->type())));
-      return absl::OkStatus();
-  }
-  if (awaiting_initial_events_end_ && type != kube::WatchEventType::kAdded) {
-    return absl::DataLossError(
-        absl::StrCat(What(), ": a non-ADDED event before the initial-events-end bookmark"));
-  }
-  // Events of the root's relist batch: all but the last carry the version
-  // before the batch, and its deletes may not be final states. The state
-  // again gives the leaf the same result by its own diff.
-  if (!awaiting_initial_events_end_ &&
-      (event->final_state_unknown() ||
-       event->resource_version() != event->object().resource_version())) {
-    log::Info(kComponent, absl::StrCat(What(), ": the upstream relisted (an event at ",
-                                       event->resource_version(), " for an object at ",
-                                       event->object().resource_version(),
-                                       "); getting the state again"));
-    *relist = true;
-    return absl::OkStatus();
-  }
-  // In situ: the message's own buffer is parsed once, as the Reflector's
-  // frames are. std::string keeps its bytes NUL-terminated.
-  std::string* json = event->mutable_object()->mutable_json();
-  rapidjson::Document object;
-  object.ParseInsitu(json->data());
-  if (object.HasParseError() || !object.IsObject()) {
-    return absl::DataLossError(absl::StrCat(What(), ": an event's object is not a JSON object"));
-  }
-  if (ObjectName(object).empty()) {
-    stats_.rejected_objects.fetch_add(1);
-    log::Warning(kComponent,
-                 absl::StrCat(What(), ": skipping an event object without metadata.name"));
-    return absl::OkStatus();
-  }
-  if (awaiting_initial_events_end_) {
-    sink_->OnListItem(object);
-    return absl::OkStatus();
-  }
-  if (!event->resource_version().empty()) last_version_ = event->resource_version();
-  stats_.events.fetch_add(1);
-  sink_->OnWatchEvent(type, object);
-  return absl::OkStatus();
+  return events_.awaiting_initial_events_end() ? WatchEnd::kFailed : WatchEnd::kResume;
 }
 
 bool InformerdReader::WaitBeforeRetry(const absl::Status& failure) {

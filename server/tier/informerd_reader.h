@@ -24,7 +24,10 @@
 //
 // Objects arrive as JSON bytes in the Watch messages; each is parsed once,
 // in situ, and handed to the sink as a RapidJSON value, as the Reflector
-// does. Events without metadata.name are counted and dropped.
+// does. Events without metadata.name are counted and dropped. The root is
+// not trusted to be well-formed: UpstreamEvents checks each message (nesting,
+// versions the root cannot have reached) and a refused one ends the stream
+// as a decode error, retried from the last version taken.
 //
 // stats() counts in the Reflector's terms (the same metrics): lists and
 // streamed_lists (every state), watches, relists, expired_410
@@ -54,6 +57,8 @@
 #include "server/kube/backoff.h"
 #include "server/kube/list_watch_sink.h"
 #include "server/kube/upstream_reader.h"
+#include "server/tier/upstream_events.h"
+#include "server/tier/version_bound.h"
 
 namespace informerd::tier {
 
@@ -70,6 +75,9 @@ struct InformerdReaderOptions {
   kube::BackoffPolicy backoff;
   // Null: calls carry no credentials of their own.
   CallSetup call_setup;
+  // Names the root in errors and logs (its --upstream URL).
+  std::string upstream;
+  VersionBoundPolicy versions;
 };
 
 class InformerdReader : public kube::UpstreamReader {
@@ -101,10 +109,6 @@ class InformerdReader : public kube::UpstreamReader {
   // One Watch, read until it ends. With `initial_events`, its initial
   // events are a list for the sink.
   WatchEnd WatchOnce(bool initial_events, absl::Status* failure);
-  // Hands one message to the sink. Sets *relist when the root's relist
-  // batch shows (the stream is then abandoned); a non-OK status ends the
-  // stream as a failure.
-  absl::Status HandleEvent(v1::WatchEvent* event, bool* relist);
   // Sleeps for the backoff; false if stopping.
   bool WaitBeforeRetry(const absl::Status& failure);
   bool stopping() const;
@@ -119,8 +123,7 @@ class InformerdReader : public kube::UpstreamReader {
   std::atomic<bool> synced_{false};
   // Touched only by the reading thread.
   kube::Backoff backoff_;
-  std::string last_version_;
-  bool awaiting_initial_events_end_ = false;
+  UpstreamEvents events_;
 
   mutable absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

@@ -166,6 +166,7 @@ std::unique_ptr<kube::UpstreamReader> InformerdUpstream::NewReader(
   resource.set_version(info.version);
   resource.set_resource(info.resource);
   InformerdReaderOptions reader_options;
+  reader_options.upstream = url_;
   reader_options.namespace_ = wanted.namespace_;
   reader_options.label_selector = wanted.label_selector;
   reader_options.field_selector = wanted.field_selector;

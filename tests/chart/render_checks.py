@@ -148,6 +148,13 @@ def check_common(r):
     r.expect("requests" in resources and "limits" in resources,
              "container: resources need requests and limits")
     r.expect("--config=/etc/informerd/config/config.yaml" in r.args(), "args: --config")
+    # The admin port on the pod's address only (issue 26): the probes and
+    # Prometheus reach it there.
+    http = [a for a in r.args() if a.startswith("--http-address=")]
+    r.expect(http == ["--http-address=$(POD_IP):8080"], f"args: --http-address on the pod IP, got {http}")
+    r.expect(r.container().get("env", [{}])[0] == {
+        "name": "POD_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}},
+        "env: POD_IP from status.podIP, first, so $(POD_IP) expands")
     mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
     r.expect(mounts.get("config") == "/etc/informerd/config", "config volume mount")
 
@@ -436,7 +443,8 @@ def check_custom(r):
     r.expect(pod.get("nodeSelector") == {"kubernetes.io/os": "linux"}, "nodeSelector")
     r.expect(pod.get("tolerations", [{}])[0].get("key") == "dedicated", "tolerations")
     r.expect(r.args()[-1] == "--log-json=false", "extraArgs last, so they override")
-    r.expect(r.container().get("env") == [{"name": "TZ", "value": "UTC"}], "extraEnv")
+    r.expect(r.container().get("env")[1:] == [{"name": "TZ", "value": "UTC"}],
+             "extraEnv, after POD_IP")
     r.expect(pod["serviceAccountName"] == "informerd-external", "serviceAccount.name")
     for kind in ("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"):
         r.expect(not r.all(kind), f"{kind} rendered although not to be created")

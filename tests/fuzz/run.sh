@@ -57,13 +57,16 @@ declare -A targets=(
   [watch_decoder_fuzzer]="server/kube/watch_decoder_fuzzer.cc server/kube/watch_decoder.cc"
   [selector_fuzzer]="selector/selector_fuzzer.cc $(ls selector/*.cc | grep -v -e _test.cc -e _fuzzer.cc | tr '\n' ' ')"
   # What the apiserver answers, and the files an operator writes (issue 15).
-  [review_response_fuzzer]="$rapidjson_flags server/auth/review_response_fuzzer.cc server/auth/review_response.cc"
-  [api_status_fuzzer]="$rapidjson_flags server/kube/api_status_fuzzer.cc server/kube/api_status.cc"
+  [review_response_fuzzer]="$rapidjson_flags server/auth/review_response_fuzzer.cc server/auth/review_response.cc server/json/json_parse.cc"
+  [api_status_fuzzer]="$rapidjson_flags server/kube/api_status_fuzzer.cc server/kube/api_status.cc server/json/json_parse.cc"
   [url_query_fuzzer]="server/kube/url_query_fuzzer.cc server/kube/url_query.cc"
-  [discovery_fuzzer]="$rapidjson_flags server/kube/discovery_fuzzer.cc server/kube/discovery.cc server/kube/api_status.cc server/kube/url_query.cc"
+  [discovery_fuzzer]="$rapidjson_flags server/kube/discovery_fuzzer.cc server/kube/discovery.cc server/kube/api_status.cc server/kube/url_query.cc server/json/json_parse.cc"
   [kubeconfig_fuzzer]="server/kube/kubeconfig_fuzzer.cc server/kube/kubeconfig.cc $yaml_flags"
   [config_fuzzer]="server/config/config_fuzzer.cc server/config/config.cc server/kube/resource_name.cc $yaml_flags"
-  [object_builder_fuzzer]="$rapidjson_flags -I$proto_dir server/cache/object_builder_fuzzer.cc server/cache/object_builder.cc server/cache/object.cc server/cache/metadata_projection.cc server/cache/json_writer.cc server/cache/resource_version.cc $proto_dir/informerd.pb.o $(pkg-config --cflags --libs protobuf grpc++)"
+  [object_builder_fuzzer]="$rapidjson_flags -I$proto_dir server/cache/object_builder_fuzzer.cc server/cache/object_builder.cc server/json/json_parse.cc server/cache/object.cc server/cache/metadata_projection.cc server/cache/json_writer.cc server/cache/resource_version.cc $proto_dir/informerd.pb.o $(pkg-config --cflags --libs protobuf grpc++)"
+  # What a root informerd sends a leaf (issue 26): a root is not trusted to
+  # be well-formed.
+  [upstream_events_fuzzer]="$rapidjson_flags -I$proto_dir server/tier/upstream_events_fuzzer.cc server/tier/upstream_events.cc server/tier/version_bound.cc server/json/json_parse.cc server/cache/resource_version.cc server/log/log.cc $proto_dir/informerd.pb.o $(pkg-config --cflags --libs protobuf)"
 )
 
 # These run for half of --seconds (10 s in CI), so the seven targets added
@@ -151,6 +154,13 @@ printf '\017{"metadata":{"name":"p","namespace":"ns","uid":"u","resourceVersion"
   >"$out_dir/object_builder_fuzzer.corpus/pod"
 printf '\000{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","resourceVersion":"7"}}' \
   >"$out_dir/object_builder_fuzzer.corpus/typed"
+# A list of one item, its end, an event, a bookmark (see the fuzzer's header).
+{
+  printf '\001\000|5|{"metadata":{"name":"a","resourceVersion":"5"}}\000'
+  printf '\004\001|9||\000'
+  printf '\002\002|11|11|{"metadata":{"name":"a","resourceVersion":"11"},"data":[[{}]]}\000'
+  printf '\000\100|12||\000'
+} >"$out_dir/upstream_events_fuzzer.corpus/stream"
 
 # How long a target runs: --seconds, or a share of it for the targets listed
 # in quick_targets (see there).

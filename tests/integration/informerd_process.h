@@ -57,6 +57,9 @@ class InformerdProcess {
   // What the process wrote so far.
   std::string Log() const;
 
+  // The child's process id (-1 if it did not start).
+  pid_t pid() const { return pid_; }
+
  private:
   pid_t pid_ = -1;
   std::optional<int> exit_code_;

@@ -311,5 +311,53 @@ TEST(InformerdReaderTest, ACallSetupFailureIsRetried) {
   EXPECT_EQ(root.Requests(1).size(), 1u);
 }
 
+// Issue 26: a lying root. What it sends is refused, the stream is retried
+// from the last version taken, and the sink never sees the lie.
+TEST(InformerdReaderTest, AnObjectNestedAMillionLevelsIsRefusedNotACrash) {
+  FakeRoot root;
+  v1::WatchEvent deep = Event(v1::WatchEvent::MODIFIED, "a", "11", "11");
+  deep.mutable_object()->set_json(
+      absl::StrCat(R"({"metadata":{"name":"a","namespace":"ns","resourceVersion":"11"},"data":)",
+                   std::string(1000000, '['), std::string(1000000, ']'), "}"));
+  root.Add({{Added("a", "5"), Bookmark("9", true), deep}, grpc::Status::OK, true});
+  root.Add({{Event(v1::WatchEvent::MODIFIED, "a", "12", "12")}, grpc::Status::OK, true});
+  Reading reading(root);
+  ASSERT_TRUE(reading.StopAfter("modified a 12"));
+  EXPECT_THAT(reading.lines(), ElementsAre("start", "item a 5", "end 9", "modified a 12"));
+  std::vector<v1::WatchRequest> requests = root.Requests(2);
+  EXPECT_FALSE(requests[1].send_initial_events());
+  EXPECT_EQ(requests[1].resource_version(), "9");
+  EXPECT_EQ(reading.stats().decode_errors.load(), 1u);
+}
+
+TEST(InformerdReaderTest, ABookmarkNoRootCanHaveReachedIsRefused) {
+  FakeRoot root;
+  // 2^64-1 is no etcd revision; 10^12 is more than a cluster writes in the
+  // moments since 9.
+  root.Add({{Added("a", "5"), Bookmark("9", true), Bookmark("18446744073709551615")},
+            grpc::Status::OK, true});
+  root.Add({{Bookmark("1000000000000")}, grpc::Status::OK, true});
+  root.Add({{Bookmark("12")}, grpc::Status::OK, true});
+  Reading reading(root);
+  ASSERT_TRUE(reading.StopAfter("bookmark 12"));
+  EXPECT_THAT(reading.lines(), ElementsAre("start", "item a 5", "end 9", "bookmark 12"));
+  std::vector<v1::WatchRequest> requests = root.Requests(3);
+  EXPECT_EQ(requests[1].resource_version(), "9");
+  EXPECT_EQ(requests[2].resource_version(), "9");
+  EXPECT_EQ(reading.stats().decode_errors.load(), 2u);
+}
+
+TEST(InformerdReaderTest, AnObjectWhoseVersionIsNotItsMessagesIsRefused) {
+  FakeRoot root;
+  v1::WatchEvent lying = Event(v1::WatchEvent::MODIFIED, "a", "11", "11");
+  lying.mutable_object()->set_json(
+      R"({"metadata":{"name":"a","namespace":"ns","resourceVersion":"18446744073709551615"}})");
+  root.Add({{Added("a", "5"), Bookmark("9", true), lying}, grpc::Status::OK, true});
+  root.Add({{Event(v1::WatchEvent::MODIFIED, "a", "12", "12")}, grpc::Status::OK, true});
+  Reading reading(root);
+  ASSERT_TRUE(reading.StopAfter("modified a 12"));
+  EXPECT_THAT(reading.lines(), ElementsAre("start", "item a 5", "end 9", "modified a 12"));
+}
+
 }  // namespace
 }  // namespace informerd::tier
