@@ -52,20 +52,6 @@ while (($#)); do
   esac
 done
 
-ensure_packages() {
-  local -a missing=()
-  local pkg
-  for pkg in buildah mmdebstrap runc; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
-  done
-  ((${#missing[@]} == 0)) && return 0
-  informerd::log "installing ${missing[*]} (log: $image_dir/apt.log)"
-  {
-    informerd::as_root apt-get update &&
-      informerd::as_root env DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y --no-install-recommends "${missing[@]}"
-  } >>"$image_dir/apt.log" 2>&1 || informerd::die "installing buildah failed; see $image_dir/apt.log"
-}
 
 # Prints the sha256 of its standard input.
 digest() { sha256sum | cut -c1-64; }
@@ -252,7 +238,7 @@ import_all() {
 }
 
 mkdir -p "$image_dir"
-ensure_packages
+informerd::ensure_packages "$image_dir/apt.log" buildah mmdebstrap runc
 build_debian
 build_informerd
 build_go_example

@@ -41,12 +41,13 @@ informerd::as_root() {
   fi
 }
 
-# Installs the Debian packages listed in hack/deps.txt that are not yet
-# installed. Does nothing, quickly, when all are present.
-informerd::ensure_deps() {
-  local -a wanted missing=()
-  mapfile -t wanted < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' \
-    "$INFORMERD_ROOT/hack/deps.txt")
+# Installs those of the Debian packages PKG... that are not yet installed,
+# logging apt's output to LOG; does nothing, quickly, when all are present.
+# Usage: informerd::ensure_packages LOG PKG...
+informerd::ensure_packages() {
+  local log="$1"
+  shift
+  local -a wanted=("$@") missing=()
   local installed
   # dpkg-query prints only known packages, and exits 1 when any is unknown
   # (as on a fresh machine): that status says nothing the output does not.
@@ -60,8 +61,7 @@ informerd::ensure_deps() {
   done
   ((${#missing[@]} == 0)) && return 0
 
-  mkdir -p "$INFORMERD_CACHE"
-  local log="$INFORMERD_CACHE/ensure-deps.log"
+  mkdir -p "$(dirname "$log")"
   informerd::log "installing ${#missing[@]} Debian packages (${missing[*]});" \
     "this takes a few minutes the first time; log: $log"
   {
@@ -69,6 +69,15 @@ informerd::ensure_deps() {
       informerd::as_root env DEBIAN_FRONTEND=noninteractive \
         apt-get install -y --no-install-recommends "${missing[@]}"
   } >>"$log" 2>&1 || informerd::die "package installation failed; see $log"
+}
+
+# Installs the Debian packages listed in hack/deps.txt that are not yet
+# installed.
+informerd::ensure_deps() {
+  local -a wanted
+  mapfile -t wanted < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' \
+    "$INFORMERD_ROOT/hack/deps.txt")
+  informerd::ensure_packages "$INFORMERD_CACHE/ensure-deps.log" "${wanted[@]}"
 }
 
 # Adds Debian's source archive to apt's sources when none is configured:

@@ -70,20 +70,6 @@ usage() {
 
 control_plane() { "$INFORMERD_ROOT/hack/control-plane.sh" "$@"; }
 
-ensure_packages() {
-  local -a missing=()
-  local pkg
-  for pkg in "${node_packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
-  done
-  ((${#missing[@]} == 0)) && return 0
-  informerd::log "installing ${missing[*]} (log: $node_dir/apt.log)"
-  {
-    informerd::as_root apt-get update &&
-      informerd::as_root env DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y --no-install-recommends "${missing[@]}"
-  } >>"$node_dir/apt.log" 2>&1 || informerd::die "installing the node's packages failed; see $node_dir/apt.log"
-}
 
 # The host as kubelet and kube-proxy need it: forwarding, bridged traffic
 # through iptables (Services between pods of one bridge), the node's address.
@@ -265,7 +251,7 @@ cmd_up() {
     return 0
   fi
   mkdir -p "$node_dir"
-  ensure_packages
+  informerd::ensure_packages "$node_dir/apt.log" "${node_packages[@]}"
   "$INFORMERD_ROOT/hack/install-helm.sh" >/dev/null
   local -a bins=()
   local name
