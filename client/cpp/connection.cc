@@ -35,6 +35,11 @@ absl::Status ValidateOptions(const ConnectionOptions& options) {
     return absl::InvalidArgumentError(
         "token, token_file: at most one may be set");
   }
+  if ((!options.token.empty() || !options.token_file.empty()) &&
+      !options.tls && !options.allow_token_without_tls) {
+    return absl::InvalidArgumentError(
+        "token, token_file: a token needs tls (or allow_token_without_tls)");
+  }
   if (options.cert_file.empty() != options.key_file.empty()) {
     return absl::InvalidArgumentError(
         "cert_file, key_file: set both for a client certificate, or neither");

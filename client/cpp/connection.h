@@ -31,15 +31,21 @@ struct ConnectionOptions {
   // pair: both set for a client certificate, or neither.
   std::string ca_file, cert_file, key_file;
   // Bearer token sent with every call. At most one of token and token_file.
+  // A token needs tls unless allow_token_without_tls is set.
   std::string token;
   std::string token_file;
+  // Sends the token over a plaintext connection. Only for servers on
+  // loopback or behind a trusted proxy: the token would otherwise be
+  // readable on the network. (Go: AllowTokenWithoutTLS.)
+  bool allow_token_without_tls = false;
   // Deadline of unary calls; streams have none. Zero or infinite: none.
   absl::Duration default_deadline = absl::Seconds(30);
 };
 
 // A channel to options.address. Fails (INVALID_ARGUMENT) when the options
-// contradict each other, or when a TLS file cannot be read; the error names
-// the field.
+// contradict each other (among them a token without tls or
+// allow_token_without_tls), or when a TLS file cannot be read; the error
+// names the field.
 absl::StatusOr<std::shared_ptr<grpc::Channel>> Connect(
     const ConnectionOptions& options);
 

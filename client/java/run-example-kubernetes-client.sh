@@ -6,7 +6,7 @@
 # source changed (lib/build.sh), then execs the JVM so SIGTERM reaches it.
 #
 # Usage: client/java/run-example-kubernetes-client.sh --server ADDR --resource configmaps
-#                                   [-n NS] [-l SELECTOR] [--token-file F]
+#                                   [-n NS] [-l SELECTOR] [--token-file F] [--ca-file F]
 # Environment: KUBECONFIG, the apiserver client's credentials.
 set -euo pipefail
 source "$(dirname "$0")/lib/build.sh"

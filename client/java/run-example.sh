@@ -5,7 +5,7 @@
 # SIGTERM reaches the program.
 #
 # Usage: client/java/run-example.sh --server ADDR --resource RESOURCE
-#                                   [-n NS] [-l SELECTOR] [--token-file F]
+#                                   [-n NS] [-l SELECTOR] [--token-file F] [--ca-file F]
 set -euo pipefail
 source "$(dirname "$0")/lib/build.sh"
 build_examples

@@ -212,6 +212,9 @@ def check_security(r):
         r.expect(REVIEW_RULES <= rule_set(cluster_role(r) or {}) or not r.all("ServiceAccount"),
                  "ClusterRole: tokenreviews and subjectaccessreviews create")
     r.expect(tls == ("--tls" in command), "test pod: --tls exactly when the server has TLS")
+    r.expect(("--allow-token-without-tls" in command)
+             == (not tls and modes == ["--auth-mode=kubernetes"]),
+             "test pod: --allow-token-without-tls exactly for a token without TLS")
     if tls:
         r.expect("--tls-key-file=/etc/informerd/tls/tls.key" in args, "args: --tls-key-file")
         r.expect(f"--ca-file={TLS_MOUNT}/ca.crt" in command, "test pod: --ca-file the server's CA")

@@ -226,6 +226,9 @@ notes_tell_how_to_connect() {
   notes_hold "tls.yaml auth.yaml" "$fullname.rel.svc:50051" \
     "informerctl --server $fullname.rel.svc:50051 --tls --ca-file ca.crt --cert-file client.crt --key-file client.key --token-file TOKEN_FILE get pods -A" \
     "helm test $release"
+  # Without TLS informerctl sends the token only when told.
+  notes_hold "plaintext-tokens.yaml" \
+    "informerctl --server $fullname.rel.svc:50051 --token-file TOKEN_FILE --allow-token-without-tls get pods -A"
 }
 
 # The same for the HorizontalPodAutoscaler: autoscaling/v2 where the cluster
@@ -557,7 +560,7 @@ informerctl_token_over_tls() {
   echo "without a token: $output"
   grep -q UNAUTHENTICATED <<<"$output"
   if output="$("$informerctl_bin" --server "$grpc_address" \
-    --token-file "$work/sa.token" resources 2>&1)"; then
+    --token-file "$work/sa.token" --allow-token-without-tls resources 2>&1)"; then
     echo "plaintext: accepted; the port must speak TLS only"
     return 1
   fi

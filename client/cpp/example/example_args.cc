@@ -60,7 +60,7 @@ absl::StatusOr<std::string> ServerTarget(absl::string_view server) {
 
 const char kExampleUsage[] =
     "usage: example --server ADDR --resource RESOURCE [-n NS] [-l SELECTOR] "
-    "[--token-file F]\n";
+    "[--token-file F] [--ca-file F]\n";
 
 absl::StatusOr<ExampleArgs> ParseExampleArgs(
     const std::vector<std::string>& args) {
@@ -74,6 +74,7 @@ absl::StatusOr<ExampleArgs> ParseExampleArgs(
       {"-l", &parsed.label_selector},
       {"--selector", &parsed.label_selector},
       {"--token-file", &parsed.token_file},
+      {"--ca-file", &parsed.ca_file},
   };
   for (size_t i = 0; i < args.size(); ++i) {
     absl::string_view arg = args[i];

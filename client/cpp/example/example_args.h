@@ -2,7 +2,7 @@
 // programs of every client library (see hack/example.sh):
 //
 //   example --server ADDR --resource RESOURCE [-n NS] [-l SELECTOR]
-//           [--token-file F]
+//           [--token-file F] [--ca-file F]
 //
 // Flags take their value as the next argument or after '='. ADDR is one
 // gRPC target ("host:port", "dns:///name:port", ...) or several "ip:port"
@@ -29,6 +29,9 @@ struct ExampleArgs {
   std::string watch_namespace;
   std::string label_selector;
   std::string token_file;
+  // PEM CA certificates to verify the server's TLS certificate with; empty:
+  // plaintext.
+  std::string ca_file;
 };
 
 extern const char kExampleUsage[];

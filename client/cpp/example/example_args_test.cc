@@ -9,7 +9,8 @@ namespace {
 TEST(ParseExampleArgsTest, ReadsEveryFlag) {
   absl::StatusOr<ExampleArgs> args = ParseExampleArgs(
       {"--server", "127.0.0.1:50051", "--resource", "deployments.apps", "-n",
-       "ns1", "-l", "app=web", "--token-file", "/tmp/token"});
+       "ns1", "-l", "app=web", "--token-file", "/tmp/token", "--ca-file",
+       "/tmp/ca.crt"});
   ASSERT_TRUE(args.ok()) << args.status();
   EXPECT_EQ(args->server, "127.0.0.1:50051");
   EXPECT_EQ(args->resource.name.resource(), "deployments");
@@ -17,6 +18,7 @@ TEST(ParseExampleArgsTest, ReadsEveryFlag) {
   EXPECT_EQ(args->watch_namespace, "ns1");
   EXPECT_EQ(args->label_selector, "app=web");
   EXPECT_EQ(args->token_file, "/tmp/token");
+  EXPECT_EQ(args->ca_file, "/tmp/ca.crt");
 }
 
 TEST(ParseExampleArgsTest, AcceptsValuesAfterEquals) {

@@ -40,6 +40,14 @@ int Run(const std::vector<std::string>& raw_args,
   client::ConnectionOptions options;
   options.address = args->server;
   options.token_file = args->token_file;
+  if (!args->ca_file.empty()) {
+    options.tls = true;
+    options.ca_file = args->ca_file;
+  } else {
+    // Without --ca-file the example talks to a local server (the e2e
+    // suites); in a pod it is given the chart's CA.
+    options.allow_token_without_tls = true;
+  }
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
       client::Connect(options);
   if (!channel.ok()) {

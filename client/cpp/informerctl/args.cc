@@ -3,6 +3,7 @@
 #include <set>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
@@ -25,8 +26,11 @@ Commands:
 
 Global flags:
   --server ADDR                     host:port or dns:///name:port (default localhost:50051)
-  --token TOKEN | --token-file FILE bearer token, the file re-read per call
+  --token-file FILE                 bearer token, the file re-read per call; or
+                                    the environment variable INFORMERD_TOKEN
   --tls [--ca-file F] [--cert-file F --key-file F]
+  --allow-token-without-tls         send the token without --tls (only to a server
+                                    on loopback or behind a trusted proxy)
 
 get and watch flags:
   -n, --namespace NS                default "default" for namespaced resources
@@ -49,6 +53,7 @@ enum class Flag {
   kServer,
   kToken,
   kTokenFile,
+  kAllowTokenWithoutTls,
   kTls,
   kCaFile,
   kCertFile,
@@ -75,6 +80,7 @@ constexpr FlagSpec kFlags[] = {
     {Flag::kServer, "server", '\0', true},
     {Flag::kToken, "token", '\0', true},
     {Flag::kTokenFile, "token-file", '\0', true},
+    {Flag::kAllowTokenWithoutTls, "allow-token-without-tls", '\0', false},
     {Flag::kTls, "tls", '\0', false},
     {Flag::kCaFile, "ca-file", '\0', true},
     {Flag::kCertFile, "cert-file", '\0', true},
@@ -119,6 +125,7 @@ bool IsGlobal(Flag flag) {
     case Flag::kServer:
     case Flag::kToken:
     case Flag::kTokenFile:
+    case Flag::kAllowTokenWithoutTls:
     case Flag::kTls:
     case Flag::kCaFile:
     case Flag::kCertFile:
@@ -257,10 +264,17 @@ absl::Status ApplyFlag(const SeenFlag& seen, std::string value,
       line->connection.address = std::move(value);
       break;
     case Flag::kToken:
-      line->connection.token = std::move(value);
-      break;
+      // Known, to say why it is refused: a command line is readable by
+      // every local user (ps, /proc/PID/cmdline) and lands in shell history.
+      return UsageError(
+          "--token: a token on the command line is visible to other users "
+          "(ps); use --token-file FILE or the environment variable "
+          "INFORMERD_TOKEN");
     case Flag::kTokenFile:
       line->connection.token_file = std::move(value);
+      break;
+    case Flag::kAllowTokenWithoutTls:
+      line->connection.allow_token_without_tls = true;
       break;
     case Flag::kTls:
       line->connection.tls = true;
@@ -350,7 +364,14 @@ absl::Status CheckCombinations(const CommandLine& line) {
   const client::ConnectionOptions& connection = line.connection;
   if (connection.address.empty()) return UsageError("--server: empty");
   if (!connection.token.empty() && !connection.token_file.empty()) {
-    return UsageError("--token, --token-file: give at most one");
+    return UsageError("INFORMERD_TOKEN, --token-file: give at most one");
+  }
+  if ((!connection.token.empty() || !connection.token_file.empty()) &&
+      !connection.tls && !connection.allow_token_without_tls) {
+    return UsageError(
+        absl::StrCat(connection.token.empty() ? "--token-file"
+                                              : "INFORMERD_TOKEN",
+                     ": a token needs --tls (or --allow-token-without-tls)"));
   }
   if (!connection.tls && (!connection.ca_file.empty() ||
                           !connection.cert_file.empty() ||
@@ -375,12 +396,13 @@ absl::Status CheckCombinations(const CommandLine& line) {
 }  // namespace
 
 absl::StatusOr<CommandLine> ParseCommandLine(
-    const std::vector<std::string>& args) {
+    const std::vector<std::string>& args, absl::string_view env_token) {
   Tokenizer tokens(args);
   if (absl::Status status = tokens.Run(); !status.ok()) return status;
 
   CommandLine line;
   line.connection.address = kDefaultServer;
+  line.connection.token = std::string(absl::StripAsciiWhitespace(env_token));
   for (const auto& [seen, value] : tokens.flags) {
     if (seen.spec->flag == Flag::kHelp) line.help = true;
   }

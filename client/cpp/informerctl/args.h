@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "client/cpp/connection.h"
 #include "client/cpp/resource_ref.h"
 
@@ -47,10 +48,17 @@ extern const char kDefaultServer[];
 
 extern const char kUsage[];
 
-// args excludes the program name. INVALID_ARGUMENT, naming the flag or
-// argument at fault, for anything that is not a valid command line.
+// The environment variable holding a bearer token, for callers that cannot
+// use --token-file. There is no --token flag: a command line is visible to
+// every local user.
+inline constexpr char kTokenEnvironmentVariable[] = "INFORMERD_TOKEN";
+
+// args excludes the program name; env_token is the value of
+// INFORMERD_TOKEN (empty or blank: none). INVALID_ARGUMENT, naming the flag
+// or argument at fault, for anything that is not a valid command line,
+// among them a token without --tls or --allow-token-without-tls.
 absl::StatusOr<CommandLine> ParseCommandLine(
-    const std::vector<std::string>& args);
+    const std::vector<std::string>& args, absl::string_view env_token = "");
 
 }  // namespace informerctl
 }  // namespace informerd

@@ -25,11 +25,11 @@ std::string ErrorOf(std::vector<std::string> args) {
 TEST(ParseCommandLineTest, GetWithAllFlagForms) {
   absl::StatusOr<CommandLine> line =
       Parse({"--server=dns:///informerd:7000", "get", "deploy", "web", "-nprod",
-             "-o", "json", "--token", "t0k", "--field-selector=spec.x=y"});
+             "-o", "json", "--tls", "--field-selector=spec.x=y"});
   ASSERT_TRUE(line.ok()) << line.status();
   EXPECT_EQ(line->command, Command::kGet);
   EXPECT_EQ(line->connection.address, "dns:///informerd:7000");
-  EXPECT_EQ(line->connection.token, "t0k");
+  EXPECT_TRUE(line->connection.tls);
   EXPECT_EQ(line->resource_arg, "deploy");
   EXPECT_EQ(line->resource.name.resource(), "deployments");
   EXPECT_EQ(line->resource.name.group(), "apps");
@@ -67,6 +67,50 @@ TEST(ParseCommandLineTest, WatchFlags) {
   EXPECT_TRUE(line->connection.tls);
   EXPECT_EQ(line->connection.ca_file, "ca.pem");
   EXPECT_EQ(line->connection.token_file, "/t");
+}
+
+// --token would show the token to every local user (ps); it is refused
+// with the ways to give one instead.
+TEST(ParseCommandLineTest, TokenOnTheCommandLineIsRefused) {
+  EXPECT_EQ(ErrorOf({"health", "--tls", "--token", "t0k"}),
+            "--token: a token on the command line is visible to other users "
+            "(ps); use --token-file FILE or the environment variable "
+            "INFORMERD_TOKEN");
+  EXPECT_EQ(ErrorOf({"get", "pods", "--tls", "--token=t0k"}),
+            ErrorOf({"health", "--tls", "--token", "t0k"}));
+}
+
+TEST(ParseCommandLineTest, TokenFromTheEnvironment) {
+  absl::StatusOr<CommandLine> line =
+      ParseCommandLine({"--tls", "resources"}, " t0k\n");
+  ASSERT_TRUE(line.ok()) << line.status();
+  EXPECT_EQ(line->connection.token, "t0k");
+  line = ParseCommandLine({"resources"}, "  ");
+  ASSERT_TRUE(line.ok()) << line.status();
+  EXPECT_EQ(line->connection.token, "");
+  line = ParseCommandLine({"--tls", "--token-file", "/t", "resources"}, "t0k");
+  ASSERT_FALSE(line.ok());
+  EXPECT_EQ(line.status().message(),
+            "INFORMERD_TOKEN, --token-file: give at most one");
+}
+
+// Like the client libraries: a token goes over plaintext only when asked,
+// and loopback (the default server) is no exception.
+TEST(ParseCommandLineTest, TokenWithoutTlsNeedsAllowTokenWithoutTls) {
+  EXPECT_EQ(ErrorOf({"health", "--token-file", "/t"}),
+            "--token-file: a token needs --tls (or --allow-token-without-tls)");
+  absl::StatusOr<CommandLine> line = ParseCommandLine({"resources"}, "t0k");
+  ASSERT_FALSE(line.ok());
+  EXPECT_EQ(line.status().message(),
+            "INFORMERD_TOKEN: a token needs --tls (or --allow-token-without-tls)");
+  line = Parse({"health", "--token-file", "/t", "--allow-token-without-tls"});
+  ASSERT_TRUE(line.ok()) << line.status();
+  EXPECT_TRUE(line->connection.allow_token_without_tls);
+  EXPECT_FALSE(line->connection.tls);
+  line = Parse({"health", "--allow-token-without-tls"});
+  ASSERT_TRUE(line.ok()) << line.status();
+  EXPECT_EQ(ErrorOf({"health", "--allow-token-without-tls=yes"}),
+            "--allow-token-without-tls: takes no value");
 }
 
 TEST(ParseCommandLineTest, HelpNeedsNoCommandButFlagsMustBeKnown) {
@@ -111,8 +155,6 @@ TEST(ParseCommandLineTest, UsageErrorsNameTheFlag) {
             "-A: cannot get an object by name in all namespaces");
   EXPECT_EQ(ErrorOf({"get", "pods", "x", "-l", "a=b"}),
             "-l: cannot be used together with NAME");
-  EXPECT_EQ(ErrorOf({"health", "--token", "a", "--token-file", "b"}),
-            "--token, --token-file: give at most one");
   EXPECT_EQ(ErrorOf({"health", "--ca-file", "a"}),
             "--ca-file, --cert-file, --key-file: require --tls");
   EXPECT_EQ(ErrorOf({"health", "--tls", "--cert-file", "a"}),

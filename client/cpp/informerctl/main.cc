@@ -1,5 +1,6 @@
 // informerctl: a kubectl-like command line client for informerd.
 
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -11,8 +12,11 @@
 int main(int argc, char** argv) {
   using informerd::informerctl::Command;
   std::vector<std::string> args(argv + 1, argv + argc);
+  const char* env_token =
+      std::getenv(informerd::informerctl::kTokenEnvironmentVariable);
   absl::StatusOr<informerd::informerctl::CommandLine> line =
-      informerd::informerctl::ParseCommandLine(args);
+      informerd::informerctl::ParseCommandLine(
+          args, env_token == nullptr ? "" : env_token);
   if (!line.ok()) {
     std::cerr << "informerctl: " << line.status().message() << "\n"
               << "Run 'informerctl --help' for usage." << std::endl;

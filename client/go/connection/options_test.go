@@ -89,6 +89,8 @@ func TestDialSettingsRejectsBadOptions(t *testing.T) {
 		{Options{Addresses: []string{"a:1", "b"}}, "Addresses[1]"},
 		{Options{Addresses: []string{"a:1"}, Token: "t", TokenFile: "f", AllowTokenWithoutTLS: true}, "at most one of Token and TokenFile"},
 		{Options{Addresses: []string{"a:1"}, Token: "t"}, "a token needs TLS"},
+		// A token file too, and loopback is no exception.
+		{Options{Addresses: []string{"127.0.0.1:1"}, TokenFile: "f"}, "a token needs TLS (or AllowTokenWithoutTLS)"},
 		{Options{Addresses: []string{"a:1"}, CallTimeout: -1}, "CallTimeout"},
 	}
 	for _, c := range cases {

@@ -55,11 +55,20 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
                              "(replicas, balanced round robin)")
     parser.add_argument("-n", "--namespace", default="")
     parser.add_argument("--token-file", default=None)
+    parser.add_argument("--ca-file", default=None,
+                        help="PEM CA certificates to verify informerd's TLS "
+                             "certificate with; without it: plaintext")
 
 
 def connect(args: argparse.Namespace) -> grpc.Channel:
     """A channel to the informerd of add_connection_arguments' flags."""
+    tls = None
+    if args.ca_file is not None:
+        tls = informerd.TlsOptions(ca_file=args.ca_file)
     # Several replicas fail over by resourceVersion: a watch broken by one
-    # resumes on another.
+    # resumes on another. Without --ca-file the example talks to a local
+    # server (the e2e suites), so a token may go in plaintext; in a pod it
+    # is given the chart's CA.
     return informerd.connect(informerd.ConnectionOptions(
-        addresses=args.server.split(","), token_file=args.token_file))
+        addresses=args.server.split(","), tls=tls, token_file=args.token_file,
+        allow_token_without_tls=tls is None))

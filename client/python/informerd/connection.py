@@ -47,14 +47,18 @@ class ConnectionOptions:
 
     ``addresses``: one target ("host:port", "dns:///name:port", or any gRPC
     target), or several "ip:port" addresses (all IPv4 or all IPv6). At most
-    one of ``token`` and ``token_file``. ``deadline_seconds`` None: no
-    default deadline.
+    one of ``token`` and ``token_file``; a token needs ``tls`` unless
+    ``allow_token_without_tls`` is set, which sends it over plaintext: only
+    for servers on loopback or behind a trusted proxy, as the token would
+    otherwise be readable on the network (the Go client's
+    AllowTokenWithoutTLS). ``deadline_seconds`` None: no default deadline.
     """
 
     addresses: Sequence[str]
     tls: Optional[TlsOptions] = None
     token: Optional[str] = None
     token_file: Optional[str] = None
+    allow_token_without_tls: bool = False
     deadline_seconds: Optional[float] = 30.0
     channel_options: Sequence[Tuple[str, Any]] = field(default_factory=tuple)
 
@@ -214,13 +218,18 @@ def channel_arguments(options: ConnectionOptions) -> list:
 
 
 def connect(options: ConnectionOptions) -> grpc.Channel:
-    """A channel for ``options``. ValueError names a bad or unreadable option.
+    """A channel for ``options``. ValueError names a bad or unreadable option,
+    among them a token without ``tls`` or ``allow_token_without_tls``.
 
     The caller owns the channel and closes it.
     """
     if options.deadline_seconds is not None and options.deadline_seconds <= 0:
         raise ValueError("deadline_seconds: must be positive or None")
     token = BearerToken(options.token, options.token_file)
+    if (token.configured() and options.tls is None
+            and not options.allow_token_without_tls):
+        raise ValueError("token, token_file: a token needs tls "
+                         "(or allow_token_without_tls=True)")
     target = target_for(options.addresses)
     arguments = channel_arguments(options)
     if options.tls is not None:

@@ -63,6 +63,23 @@ def test_token_and_token_file_are_exclusive():
         BearerToken(token="a", token_file="b")
 
 
+@pytest.mark.parametrize("token", [
+    {"token": "s3cret"}, {"token_file": "/nonexistent/token"}])
+@pytest.mark.parametrize("address", ["informerd.example:50051",
+                                     "127.0.0.1:50051", "[::1]:50051"])
+def test_token_without_tls_is_refused_unless_allowed(token, address):
+    # As in the Go client, loopback is no exception: whether a plaintext
+    # token is safe depends on the path to the server, not its address.
+    with pytest.raises(ValueError, match=(
+            r"^token, token_file: a token needs tls "
+            r"\(or allow_token_without_tls=True\)$")):
+        connect(ConnectionOptions([address], **token))
+    connect(ConnectionOptions([address], allow_token_without_tls=True,
+                              **token)).close()
+    connect(ConnectionOptions([address], tls=TlsOptions(), **token)).close()
+    connect(ConnectionOptions([address])).close()
+
+
 def test_non_positive_deadline_is_rejected():
     with pytest.raises(ValueError, match="deadline_seconds"):
         connect(ConnectionOptions(["127.0.0.1:1"], deadline_seconds=0))
@@ -99,7 +116,8 @@ def test_calls_carry_the_bearer_token(servicer, tmp_path):
         path = tmp_path / "token"
         path.write_text("secret-1")
         options = ConnectionOptions(["127.0.0.1:%d" % port],
-                                    token_file=str(path))
+                                    token_file=str(path),
+                                    allow_token_without_tls=True)
         call_list_resources(options)
         path.write_text("secret-2")
         call_list_resources(options)
@@ -115,7 +133,8 @@ def test_unreadable_token_file_fails_the_call(servicer, tmp_path):
     try:
         with pytest.raises(TokenError):
             call_list_resources(ConnectionOptions(
-                ["127.0.0.1:%d" % port], token_file=str(tmp_path / "none")))
+                ["127.0.0.1:%d" % port], token_file=str(tmp_path / "none"),
+                allow_token_without_tls=True))
     finally:
         server.stop(None)
     assert servicer.metadata == []

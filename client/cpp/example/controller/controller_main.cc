@@ -4,7 +4,7 @@
 // informer and handler has stopped. Logs go to stderr.
 //
 //   controller --server=ADDR [--namespace=NS] [--resync=30s]
-//              [--audit_delay=1s] [--token_file=F]
+//              [--audit_delay=1s] [--token_file=F] [--ca_file=F]
 
 #include <iostream>
 #include <string>
@@ -25,6 +25,9 @@ ABSL_FLAG(absl::Duration, resync, absl::Seconds(30),
 ABSL_FLAG(absl::Duration, audit_delay, absl::Seconds(1),
           "what the slow audit handler takes per event");
 ABSL_FLAG(std::string, token_file, "", "a bearer token file");
+ABSL_FLAG(std::string, ca_file, "",
+          "PEM CA certificates to verify informerd's TLS certificate with; "
+          "empty: plaintext");
 
 namespace informerd {
 namespace example {
@@ -36,6 +39,11 @@ int Run(informerctl::InterruptWatcher* interrupts) {
   client::ConnectionOptions connection;
   connection.address = absl::GetFlag(FLAGS_server);
   connection.token_file = absl::GetFlag(FLAGS_token_file);
+  connection.ca_file = absl::GetFlag(FLAGS_ca_file);
+  connection.tls = !connection.ca_file.empty();
+  // Without --ca_file the controller talks to a local server (the
+  // integration test); elsewhere it is given the server's CA.
+  connection.allow_token_without_tls = !connection.tls;
   if (connection.address.empty()) {
     std::cerr << "controller: --server is required" << std::endl;
     return 2;

@@ -89,6 +89,7 @@ public final class Connection implements AutoCloseable {
     private final List<HostPort> addresses = new ArrayList<>();
     private TlsOptions tls;
     private CallCredentials credentials;
+    private boolean allowTokenWithoutTls;
     private Duration defaultDeadline = Duration.ofSeconds(30);
 
     private Builder() {}
@@ -124,14 +125,32 @@ public final class Connection implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Sends {@code token} on every call. A token needs {@link #tls} unless
+     * {@link #allowTokenWithoutTls} is set.
+     */
     public Builder bearerToken(String token) {
       this.credentials = BearerTokenCredentials.ofToken(token);
       return this;
     }
 
-    /** Reads the bearer token from {@code file} on every call. */
+    /**
+     * Reads the bearer token from {@code file} on every call. A token needs
+     * {@link #tls} unless {@link #allowTokenWithoutTls} is set.
+     */
     public Builder bearerTokenFile(Path file) {
       this.credentials = BearerTokenCredentials.fromFile(file);
+      return this;
+    }
+
+    /**
+     * Sends the bearer token over a plaintext connection. Only for servers on
+     * loopback or behind a trusted proxy: the token would otherwise be
+     * readable on the network. Without it, {@link #build} refuses a token
+     * without {@link #tls}. (Go: {@code AllowTokenWithoutTLS}.)
+     */
+    public Builder allowTokenWithoutTls(boolean allow) {
+      this.allowTokenWithoutTls = allow;
       return this;
     }
 
@@ -147,9 +166,15 @@ public final class Connection implements AutoCloseable {
     /**
      * @throws IllegalArgumentException if no target or address was given, or
      *     a TLS file is missing or unreadable (the message names it)
+     * @throws IllegalStateException if a bearer token was given without
+     *     {@link #tls} or {@link #allowTokenWithoutTls}
      */
     @SuppressWarnings("deprecation") // nameResolverFactory is still the only per-channel way.
     public Connection build() {
+      if (credentials != null && tls == null && !allowTokenWithoutTls) {
+        throw new IllegalStateException(
+            "bearer token: a token needs TLS (or allowTokenWithoutTls(true))");
+      }
       NettyChannelBuilder channel;
       if (!addresses.isEmpty()) {
         channel =

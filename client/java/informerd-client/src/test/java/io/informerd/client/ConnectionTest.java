@@ -27,7 +27,11 @@ public class ConnectionTest {
     Files.write(tokenFile, "first\n".getBytes(StandardCharsets.UTF_8));
     try (FakeCacheServer server = new FakeCacheServer()) {
       Connection connection =
-          Connection.builder().target(server.address()).bearerTokenFile(tokenFile).build();
+          Connection.builder()
+              .target(server.address())
+              .bearerTokenFile(tokenFile)
+              .allowTokenWithoutTls(true)
+              .build();
       connection.blockingStub().listResources(ListResourcesRequest.getDefaultInstance());
       Files.write(tokenFile, "second".getBytes(StandardCharsets.UTF_8));
       connection.blockingStub().listResources(ListResourcesRequest.getDefaultInstance());
@@ -41,7 +45,11 @@ public class ConnectionTest {
   public void staticTokenIsSent() throws Exception {
     try (FakeCacheServer server = new FakeCacheServer()) {
       Connection connection =
-          Connection.builder().target(server.address()).bearerToken("s3cret").build();
+          Connection.builder()
+              .target(server.address())
+              .bearerToken("s3cret")
+              .allowTokenWithoutTls(true)
+              .build();
       connection.blockingStub().listResources(ListResourcesRequest.getDefaultInstance());
       connection.close();
       assertEquals("Bearer s3cret", server.authorizations.poll(5, TimeUnit.SECONDS));
@@ -53,7 +61,11 @@ public class ConnectionTest {
     Path missing = temp.getRoot().toPath().resolve("missing-token");
     try (FakeCacheServer server = new FakeCacheServer()) {
       Connection connection =
-          Connection.builder().target(server.address()).bearerTokenFile(missing).build();
+          Connection.builder()
+              .target(server.address())
+              .bearerTokenFile(missing)
+              .allowTokenWithoutTls(true)
+              .build();
       StatusRuntimeException e =
           assertThrows(
               StatusRuntimeException.class,
@@ -62,6 +74,51 @@ public class ConnectionTest {
       assertEquals(Status.Code.UNAUTHENTICATED, e.getStatus().getCode());
       assertTrue(e.getMessage(), e.getMessage().contains("missing-token"));
     }
+  }
+
+  /**
+   * As in the Go client, a token goes over plaintext only when asked; loopback
+   * is no exception (whether that is safe depends on the path, not the
+   * address).
+   */
+  @Test
+  public void tokenWithoutTlsIsRefusedUnlessAllowed() {
+    String message = "bearer token: a token needs TLS (or allowTokenWithoutTls(true))";
+    for (String target : List.of("informerd.example:50051", "127.0.0.1:50051", "localhost:50051")) {
+      IllegalStateException e =
+          assertThrows(
+              IllegalStateException.class,
+              () -> Connection.builder().target(target).bearerToken("s3cret").build());
+      assertEquals(message, e.getMessage());
+      e = assertThrows(
+          IllegalStateException.class,
+          () -> Connection.builder()
+              .target(target)
+              .bearerTokenFile(Path.of("/nonexistent/token"))
+              .build());
+      assertEquals(message, e.getMessage());
+    }
+    IllegalStateException addresses =
+        assertThrows(
+            IllegalStateException.class,
+            () -> Connection.builder()
+                .addresses(List.of("127.0.0.1:1", "127.0.0.1:2"))
+                .bearerToken("s3cret")
+                .build());
+    assertEquals(message, addresses.getMessage());
+    Connection.builder()
+        .target("127.0.0.1:50051")
+        .bearerToken("s3cret")
+        .allowTokenWithoutTls(true)
+        .build()
+        .close();
+    Connection.builder()
+        .target("informerd.example:50051")
+        .bearerToken("s3cret")
+        .tls(TlsOptions.systemRoots())
+        .build()
+        .close();
+    Connection.builder().target("127.0.0.1:50051").build().close();
   }
 
   @Test

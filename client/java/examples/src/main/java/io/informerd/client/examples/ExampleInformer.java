@@ -23,6 +23,7 @@ import java.util.TreeMap;
  *
  * <pre>
  * ExampleInformer --server ADDR --resource RESOURCE [-n NS] [-l SELECTOR] [--token-file F]
+ *     [--ca-file F]
  * </pre>
  *
  * ADDR is "host:port", "dns:///name:port" or comma-separated "host:port"s.
