@@ -17,11 +17,13 @@
 #                 image) from deploy/Dockerfile, as a user builds it; Bazel
 #                 inside it uses this machine's disk cache
 #                 (~/.cache/informerd/bazel-disk, mounted)
-#   go-controller-runtime, java-kubernetes-client
-#                 the example controllers of client/go and client/java
+#   go-controller-runtime, java-kubernetes-client, python, cpp
+#                 the example controllers of client/go and client/java and
+#                 the example informers of client/python and client/cpp
 #                 (deploy/examples/), built on this machine and copied
-#                 into images on debian:bookworm-slim, tagged
-#                 informerd.local/example-NAME:HASH
+#                 into images on debian:bookworm-slim (the C++ one on
+#                 informerd's image, which has the same shared libraries),
+#                 tagged informerd.local/example-NAME:HASH
 #
 # Cache: ~/.cache/informerd/images/NAME-HASH.tar (docker-archive), HASH over
 # every input (the build context's files, the Dockerfile, the base image).
@@ -222,6 +224,43 @@ build_java_example() {
     "$INFORMERD_ROOT/deploy/examples/java-kubernetes-client.Dockerfile" "$hash"
 }
 
+# The Python example: the package and its dependencies as wheels built and
+# fetched here (PyPI), installed into a venv of Debian's Python 3.11.
+build_python_example() {
+  local name=python context="$image_dir/context-python" python
+  python="$("$INFORMERD_ROOT/client/python/venv.sh")" ||
+    informerd::die "preparing client/python's virtualenv failed"
+  rm -rf "$context"
+  mkdir -p "$context/wheels" "$context/example"
+  (
+    cd "$INFORMERD_ROOT/client/python" && rm -rf build ./*.egg-info &&
+      "$python" -m pip wheel --quiet --disable-pip-version-check -w "$context/wheels" . &&
+      rm -rf build ./*.egg-info
+  ) >"$image_dir/$name-pip.log" 2>&1 ||
+    informerd::die "building the Python package's wheels failed; see $image_dir/$name-pip.log"
+  cp "$INFORMERD_ROOT"/client/python/examples/*.py "$context/example/"
+  local hash
+  hash="$(cd "$context" && find . -type f -print0 | sort -z | xargs -0 sha256sum | digest)"
+  build_dockerfile "$name" "informerd.local/example-$name:${hash:0:12}" "$context" \
+    "$INFORMERD_ROOT/deploy/examples/python.Dockerfile" "$hash"
+}
+
+# The C++ example, as Bazel builds it here, on informerd's image (the same
+# Debian runtime libraries).
+build_cpp_example() {
+  local name=cpp context="$image_dir/context-cpp" bin_dir informerd_ref="$1"
+  bin_dir="$(informerd::bazel_build "$image_dir/$name-bazel.log" "" "" //client/cpp:example)" ||
+    informerd::die "building //client/cpp:example failed"
+  rm -rf "$context"
+  mkdir -p "$context"
+  cp "$bin_dir/client/cpp/example" "$context/example"
+  local hash
+  hash="$(printf '%s\n' "$(sha256sum <"$context/example")" "$(image_id "$informerd_ref")" | digest)"
+  build_dockerfile "$name" "informerd.local/example-$name:${hash:0:12}" "$context" \
+    "$INFORMERD_ROOT/deploy/examples/cpp.Dockerfile" "$hash" \
+    --build-arg "INFORMERD_IMAGE=$informerd_ref"
+}
+
 import_all() {
   local line name ref archive log="$image_dir/import.log"
   for line in "${built[@]}"; do
@@ -243,6 +282,8 @@ build_debian
 build_informerd
 build_go_example
 build_java_example
+build_python_example
+build_cpp_example "$(awk '$1 == "informerd" {print $2}' <<<"$(printf '%s\n' "${built[@]}")")"
 [[ -z "$containerd_sock" ]] || import_all
 for line in "${built[@]}"; do
   read -r name ref archive <<<"$line"

@@ -13,11 +13,12 @@ Cases:
                    synced.
   helm-test        `helm test` runs the chart's test pod, which passes.
   clients          the Go controller-runtime and Java client-java example
-                   controllers in pods reach informerd through the Service's
+                   controllers and the Python and C++ example informers in
+                   pods reach informerd through the Service's
                    DNS name with TLS (the chart's CA) and a projected token
                    for informerd's audience; under writes, each one's
-                   handler state ends equal to the apiserver's LIST, every
-                   object reconciled.
+                   handler state ends equal to the apiserver's LIST (every
+                   object reconciled by the controllers).
   upgrade          `helm upgrade` changing a value rolls both pods under
                    writes; the clients end equal to the LIST again and
                    nobody relisted: the new pods served no List and no
@@ -187,8 +188,10 @@ class PodClient:
         self.namespace = namespace
         self.name = name
         self.label_selector = ""
-        self.reconciles = True
-        self.late_handler = False
+        # As harness.ExampleClient: the adapters' controllers reconcile, the
+        # libraries' own examples add a LATE handler after SYNCED.
+        self.reconciles = lang in harness.ADAPTERS
+        self.late_handler = lang in harness.LANGUAGES
         self.stderr_path = "(kubectl logs -n %s %s)" % (namespace, name)
 
         class _Proc:
@@ -300,7 +303,7 @@ class NodeSuite:
     def case_images(self, case: TestCase) -> None:
         listed = run(["ctr", "--address", os.environ["INFORMERD_NODE_CONTAINERD_SOCK"],
                       "-n", "k8s.io", "images", "ls", "-q"])
-        for name in ("informerd", "go-controller-runtime", "java-kubernetes-client"):
+        for name in ("informerd",) + CLIENT_LANGS:
             ref = self.images.get(name)
             if not ref or ref not in listed.split():
                 raise HarnessError("image %s (%s) is not in the node's runtime; it has:\n%s"
@@ -372,8 +375,8 @@ class NodeSuite:
 
     def start_clients(self, prefix: str, target: str) -> List[PodClient]:
         clients = []
-        for lang, image in (("go-controller-runtime", self.images["go-controller-runtime"]),
-                            ("java-kubernetes-client", self.images["java-kubernetes-client"])):
+        for lang in CLIENT_LANGS:
+            image = self.images[lang]
             name = "%s-%s" % (prefix, lang)
             kubectl_apply([client_pod(name, image, target, "informerd-ca")])
             clients.append(PodClient(lang, CLIENT_NAMESPACE, name))
@@ -524,6 +527,9 @@ class NodeSuite:
         case.log("no object labelled with either release is left (%d kinds searched)" % len(kinds))
 
 
+# Every client library: the adapters' example controllers and the
+# libraries' own example informers, each in a pod of its own.
+CLIENT_LANGS = ("go-controller-runtime", "java-kubernetes-client", "python", "cpp")
 CASES = ["images", "install", "helm-test", "clients", "upgrade", "eviction", "tier", "uninstall"]
 
 
