@@ -166,13 +166,17 @@ build_dockerfile() {
   record "$name" "$ref" "$archive"
 }
 
+# Set by build_informerd: the C++ example's image is built on it.
+informerd_ref=""
+
 build_informerd() {
   local version
   version="$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$INFORMERD_ROOT/charts/informerd/Chart.yaml")"
   [[ -n "$version" ]] || informerd::die "no appVersion in charts/informerd/Chart.yaml"
   local ignore="$INFORMERD_ROOT/deploy/Dockerfile.dockerignore"
   mkdir -p "$INFORMERD_CACHE/bazel-disk"
-  build_dockerfile informerd "docker.io/library/informerd:$version" "$INFORMERD_ROOT" \
+  informerd_ref="docker.io/library/informerd:$version"
+  build_dockerfile informerd "$informerd_ref" "$INFORMERD_ROOT" \
     "$INFORMERD_ROOT/deploy/Dockerfile" "$(context_hash "$INFORMERD_ROOT" "$ignore")" \
     --ignorefile "$ignore" \
     --volume "$INFORMERD_CACHE/bazel-disk:/root/.cache/informerd/bazel-disk"
@@ -246,9 +250,9 @@ build_python_example() {
 }
 
 # The C++ example, as Bazel builds it here, on informerd's image (the same
-# Debian runtime libraries).
+# Debian runtime libraries). REQUIRES: build_informerd ran.
 build_cpp_example() {
-  local name=cpp context="$image_dir/context-cpp" bin_dir informerd_ref="$1"
+  local name=cpp context="$image_dir/context-cpp" bin_dir
   bin_dir="$(informerd::bazel_build "$image_dir/$name-bazel.log" "" "" //client/cpp:example)" ||
     informerd::die "building //client/cpp:example failed"
   rm -rf "$context"
@@ -283,7 +287,7 @@ build_informerd
 build_go_example
 build_java_example
 build_python_example
-build_cpp_example "$(awk '$1 == "informerd" {print $2}' <<<"$(printf '%s\n' "${built[@]}")")"
+build_cpp_example
 [[ -z "$containerd_sock" ]] || import_all
 for line in "${built[@]}"; do
   read -r name ref archive <<<"$line"

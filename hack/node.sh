@@ -6,9 +6,10 @@
 # so that Service names resolve in pods. Everything it starts and every
 # network interface, mount and iptables chain it makes, `down` removes.
 #
-# Usage: hack/node.sh up|down|env|status
+# Usage: hack/node.sh up|down|env|status|build
 #   up      start everything and wait until the node is Ready and DNS
 #           answers; does nothing if it all runs
+#   build   only build (or find cached) the node's binaries
 #   down    stop it all and clean up the host (containers, mounts, links)
 #   env     print `export` lines to eval (those of control-plane.sh env,
 #           plus INFORMERD_NODE_* below)
@@ -64,7 +65,7 @@ readonly node_components=(kube-proxy kubelet kube-scheduler kube-controller-mana
   containerd)
 
 usage() {
-  sed -n '9,15s/^# \{0,1\}//p' "$0" >&2
+  sed -n '9,16s/^# \{0,1\}//p' "$0" >&2
   exit 2
 }
 
@@ -245,6 +246,22 @@ ensure_pause_image() {
 
 # --- up / down ------------------------------------------------------------
 
+# The node's binaries from Go modules (hack/build-upstream.sh, cached by
+# version); kube-apiserver and etcd come with the control plane.
+readonly node_binaries=(kubelet kube-proxy kube-scheduler kube-controller-manager coredns)
+
+# Usage: node_binary NAME; prints its path, building it the first time.
+node_binary() {
+  "$INFORMERD_ROOT/hack/build-upstream.sh" "$1" || informerd::die "building $1 failed"
+}
+
+cmd_build() {
+  local name
+  for name in "${node_binaries[@]}"; do
+    node_binary "$name" >/dev/null
+  done
+}
+
 cmd_up() {
   if informerd::component_pid kubelet >/dev/null && node_ready 2>/dev/null && dns_ready; then
     informerd::log "already running (state: $node_dir)"
@@ -253,14 +270,12 @@ cmd_up() {
   mkdir -p "$node_dir"
   informerd::ensure_packages "$node_dir/apt.log" "${node_packages[@]}"
   "$INFORMERD_ROOT/hack/install-helm.sh" >/dev/null
-  local -a bins=()
-  local name
-  for name in kubelet kube-proxy kube-scheduler kube-controller-manager coredns; do
-    bins+=("$("$INFORMERD_ROOT/hack/build-upstream.sh" "$name")") ||
-      informerd::die "building $name failed"
-  done
-  local kubelet_bin="${bins[0]}" proxy_bin="${bins[1]}" scheduler_bin="${bins[2]}"
-  local cm_bin="${bins[3]}" coredns_bin="${bins[4]}"
+  local kubelet_bin proxy_bin scheduler_bin cm_bin coredns_bin
+  kubelet_bin="$(node_binary kubelet)"
+  proxy_bin="$(node_binary kube-proxy)"
+  scheduler_bin="$(node_binary kube-scheduler)"
+  cm_bin="$(node_binary kube-controller-manager)"
+  coredns_bin="$(node_binary coredns)"
 
   cmd_down_quiet
   prepare_host
@@ -417,6 +432,7 @@ cmd_status() {
 (($# == 1)) || usage
 case "$1" in
   up) cmd_up ;;
+  build) cmd_build ;;
   down) cmd_down ;;
   env) cmd_env ;;
   status) cmd_status ;;

@@ -326,9 +326,7 @@ prebuild_later_versions() {
 # at the lowest priority, in the idle time of the suites before it.
 prebuild_node_pid=""
 prebuild_node() {
-  nice -n 19 bash -c 'for name in kubelet kube-proxy kube-scheduler kube-controller-manager coredns; do
-      hack/build-upstream.sh "$name" >/dev/null || exit 1
-    done && hack/images.sh' >"$run_dir/prebuild-node.log" 2>&1 &
+  nice -n 19 bash -c 'hack/node.sh build && hack/images.sh' >"$run_dir/prebuild-node.log" 2>&1 &
   prebuild_node_pid=$!
 }
 

@@ -197,6 +197,9 @@ class PodClient:
         class _Proc:
             returncode = None
         self.proc = _Proc()
+        # The pod's uid names its log directory; it never changes, so it is
+        # asked once (lines() is polled).
+        self._uid: Optional[str] = None
 
     def describe(self) -> str:
         return "%s pod %s/%s" % (self.lang, self.namespace, self.name)
@@ -218,9 +221,9 @@ class PodClient:
     def lines(self) -> List[str]:
         """The stdout lines so far, from the container's log file (CRI
         format: time, stream, P(artial) or F(ull), text)."""
-        pod = self._pod()
-        uid = pod["metadata"]["uid"]
-        path = "/var/log/pods/%s_%s_%s/client/0.log" % (self.namespace, self.name, uid)
+        if self._uid is None:
+            self._uid = self._pod()["metadata"]["uid"]
+        path = "/var/log/pods/%s_%s_%s/client/0.log" % (self.namespace, self.name, self._uid)
         out: List[str] = []
         partial = ""
         try:
