@@ -136,6 +136,7 @@ absl::Status Server::StartAll() {
   service_options.max_page_bytes = config.max_page_bytes;
   service_options.max_list_snapshot_age = config.list_snapshot_max_age;
   service_options.stalled_stream_timeout = config.stalled_stream_timeout;
+  service_options.initial_events_timeout = config.initial_events_timeout;
   service_options.authorizer = authorizer_.get();
   service_options.auth_recheck_interval = config.auth.recheck_interval;
   service_options.auth_recheck_grace = config.auth.recheck_grace;
