@@ -299,6 +299,12 @@ def check_default(r):
     accepted = [a for a in args if a.startswith(("--allow-", "--client-ca", "--http-tls"))]
     r.expect(not accepted, f"default: no risk accepted, no optional flag: {accepted}")
     check_generated_certificate(r)
+    # The binary's 2 GiB of initial events would exceed the pod's 1 Gi.
+    limits = r.config().get("limits", {})
+    r.expect(limits.get("maxInitialBytes") == 256 << 20
+             and limits.get("maxInitialBytesPerIdentity") == 64 << 20,
+             f"default: initial events budgeted to a quarter of 1Gi, a caller a quarter of that, got {limits}")
+    r.expect(r.config().get("initialEventsSeconds") == 600, "default: initialEventsSeconds 600")
     r.expect(not r.all("Certificate") and not r.all("Issuer"), "default: no cert-manager objects")
     for kind in ("ServiceMonitor", "NetworkPolicy", "HorizontalPodAutoscaler"):
         r.expect(not r.all(kind), f"{kind} rendered while disabled")

@@ -271,6 +271,14 @@ run_offline_checks() {
     expect_refused "/config/resources/0" --set-json 'config.resources=[{"resource":"pods","nodeName":"a"}]'
   run_case "schema refuses config.maxPageBytes out of range" \
     expect_refused "/config/maxPageBytes" --set config.maxPageBytes=100
+  run_case "template refuses config.limits.maxInitialBytes at or above the memory limit" \
+    expect_refused "config.limits.maxInitialBytes: 2147483648 is not below resources.limits.memory" \
+    --set config.limits.maxInitialBytes=2147483648
+  run_case "template refuses a memory limit it cannot read" \
+    expect_refused 'resources.limits.memory: "lots" is not a memory quantity' \
+    --set resources.limits.memory=lots
+  run_case "schema refuses an unknown config.limits key" \
+    expect_refused "/config/limits" --set config.limits.maxWatchez=1
   run_case "schema refuses an unknown top-level value" \
     expect_refused "additional properties 'replicas'" --set replicas=3
   run_case "schema refuses a bad logLevel" \
