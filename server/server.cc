@@ -3,7 +3,6 @@
 #include <chrono>
 #include <utility>
 
-#include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 
 #include "absl/strings/str_cat.h"
@@ -144,7 +143,6 @@ absl::Status Server::StartAll() {
   cache_service_ = std::make_unique<service::CacheService>(&registry_, &metrics_, service_options);
 
   grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int bound_port = 0;
   builder.AddListeningPort(options_.grpc_address, *credentials, &bound_port);
