@@ -408,7 +408,11 @@ class NodeSuite:
         pod = kubectl_json("get", "pod", "-n", NAMESPACE, name)
         events = kubectl_json("get", "events", "-n", NAMESPACE,
                               "--field-selector", "involvedObject.name=%s,reason=Unhealthy" % name)
-        unhealthy = [e.get("message", "") for e in events["items"]]
+        # Probes that failed while the pod started (connection refused) are
+        # older than the attack.
+        since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started - 1))
+        unhealthy = [e.get("message", "") for e in events["items"]
+                     if (e.get("lastTimestamp") or e.get("eventTime") or "") >= since]
         problems = []
         if result["trickle_connections_opened"] < 1000 or result["probes"] < ATTACK_SECONDS - 5:
             problems.append("the attack did not run as asked: %s" % result)
