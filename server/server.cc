@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "server/kube/resource_name.h"
 #include "server/log/log.h"
+#include "server/service/request_log.h"
 #include "server/service/transport.h"
 #include "server/tier/informerd_upstream.h"
 
@@ -148,6 +149,9 @@ absl::Status Server::StartAll() {
   builder.AddListeningPort(options_.grpc_address, *credentials, &bound_port);
   builder.RegisterService(cache_service_.get());
   service::ConfigureTransport(config.limits.transport, &builder);
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(service::NewRequestLogFactory());
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
   grpc_server_ = builder.BuildAndStart();
   if (grpc_server_ == nullptr || bound_port == 0) {
     return absl::InvalidArgumentError(
