@@ -17,6 +17,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/informerd/informerd/client/go/connection"
 	"github.com/informerd/informerd/client/go/informerdv1"
@@ -63,15 +65,16 @@ func notGRPC(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// plainGRPC is an informerd-like gRPC server without TLS.
-func plainGRPC(t *testing.T) string {
+// plainGRPC is an informerd-like gRPC server without TLS, answering as
+// fake does.
+func plainGRPC(t *testing.T, fake *fakeServer) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := grpc.NewServer()
-	informerdv1.RegisterCacheServer(s, &fakeServer{})
+	informerdv1.RegisterCacheServer(s, fake)
 	go s.Serve(l)
 	t.Cleanup(s.Stop)
 	return l.Addr().String()
@@ -124,7 +127,8 @@ func firstWatchError(t *testing.T, lw cache.ListerWatcher) (error, time.Duration
 }
 
 // TestFailuresReachTheWatchErrorHandler: a wrong address (nothing
-// listening, something that is not gRPC, TLS to a plaintext server) is
+// listening, something that is not gRPC, TLS to a plaintext server) or a
+// refused token is
 // reported to client-go's WatchErrorHandler within 5s, naming the address and
 // the reason, and the Reflector keeps retrying (a second report comes).
 func TestFailuresReachTheWatchErrorHandler(t *testing.T) {
@@ -140,8 +144,15 @@ func TestFailuresReachTheWatchErrorHandler(t *testing.T) {
 			return connection.Options{Addresses: []string{notGRPC(t)}}
 		}, "server preface|http2|frame"},
 		{"TLS to a plaintext server", func(t *testing.T) connection.Options {
-			return connection.Options{Addresses: []string{plainGRPC(t)}, TLS: &connection.TLSOptions{}}
+			return connection.Options{Addresses: []string{plainGRPC(t, &fakeServer{})}, TLS: &connection.TLSOptions{}}
 		}, "tls|handshake"},
+		// Fault injection: the server refuses the token as informerd does
+		// when the apiserver's TokenReview says it is not authenticated.
+		{"refused token", func(t *testing.T) connection.Options {
+			refused := status.Error(codes.Unauthenticated, "token not authenticated by the apiserver")
+			refusing := &fakeServer{lists: []listAnswer{{err: refused}, {err: refused}}, watches: []watchScript{{err: refused}, {err: refused}}}
+			return connection.Options{Addresses: []string{plainGRPC(t, refusing)}, Token: "wrong", AllowTokenWithoutTLS: true}
+		}, "Unauthorized|not authenticated"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			opts := c.opts(t)
@@ -221,4 +232,3 @@ func TestFailuresAreLoggedAtDefaultVerbosity(t *testing.T) {
 	}
 	t.Logf("klog:\n%s", out.String())
 }
-
