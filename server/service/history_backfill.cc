@@ -60,6 +60,11 @@ uint64_t HistoryBackfill::runs() const {
   return runs_;
 }
 
+uint64_t HistoryBackfill::failures() const {
+  absl::MutexLock lock(&mu_);
+  return failures_;
+}
+
 void HistoryBackfill::Request(uint64_t version, std::function<void(absl::Status)> done) {
   if (target_->stats().oldest_resource_version <= version) {
     done(absl::OkStatus());
@@ -107,7 +112,11 @@ void HistoryBackfill::Loop() {
     std::vector<std::pair<std::function<void(absl::Status)>, absl::Status>> answers;
     {
       absl::MutexLock lock(&mu_);
-      if (absl::IsOutOfRange(status)) refused_through_ = std::max(refused_through_, from);
+      if (absl::IsOutOfRange(status)) {
+        refused_through_ = std::max(refused_through_, from);
+      } else if (!status.ok()) {
+        ++failures_;
+      }
       for (auto it = waiting_.begin(); it != waiting_.end();) {
         if (it->version >= oldest) {
           answers.emplace_back(std::move(it->done), absl::OkStatus());

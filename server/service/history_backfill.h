@@ -76,6 +76,9 @@ class HistoryBackfill {
   // Requests waiting for a run, for tests and metrics.
   size_t pending() const;
   uint64_t runs() const;
+  // Runs that ended neither with the history nor with the API server's 410
+  // (a timeout, an unreachable upstream): their clients got UNAVAILABLE.
+  uint64_t failures() const;
 
  private:
   struct Waiting {
@@ -100,6 +103,7 @@ class HistoryBackfill {
   // The newest version the API server answered 410 for.
   uint64_t refused_through_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t runs_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t failures_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_ ABSL_GUARDED_BY(mu_);  // started by the first request
 };

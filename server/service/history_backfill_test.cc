@@ -117,6 +117,7 @@ TEST_F(HistoryBackfillTest, CompactedVersionIsOutOfRangeAndStaysRefusedWithoutAs
   EXPECT_EQ(older.code(), absl::StatusCode::kOutOfRange) << older;
   EXPECT_EQ(ListRequests(), lists) << "a refused version is not asked again";
   EXPECT_EQ(backfill_->runs(), 1u);
+  EXPECT_EQ(backfill_->failures(), 0u) << "a 410 is an answer, not a failure";
   EXPECT_EQ(target_.stats().oldest_resource_version, 100u);
 }
 
@@ -125,6 +126,7 @@ TEST_F(HistoryBackfillTest, AFailingServerEndsTheRunUnavailableAtItsTimeout) {
   const absl::Status answer = Ask(50);
   EXPECT_EQ(answer.code(), absl::StatusCode::kUnavailable) << answer;
   EXPECT_EQ(backfill_->pending(), 0u);
+  EXPECT_EQ(backfill_->failures(), 1u);
   EXPECT_EQ(target_.stats().oldest_resource_version, 100u);
 }
 
