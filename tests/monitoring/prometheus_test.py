@@ -245,6 +245,9 @@ class Run:
         self.prometheus: Optional[Prometheus] = None
         self.rules = ""
         self.watcher: Optional[subprocess.Popen] = None
+        self.stall_objects_created = 0
+        # (label, epoch seconds) of each fault, for the pictures.
+        self.marks: List[str] = []
 
     def check_rendered_rules(self, case: TestCase) -> None:
         self.rules = render_rules(self.args.helm, self.workdir)
@@ -295,6 +298,7 @@ class Run:
         for i in range(STALL_OBJECTS):
             self.api.create_configmap(self.namespace, "big-%02d" % i, {"monitoring": "stall"},
                                       {"pad": "x" * STALL_OBJECT_BYTES})
+            self.stall_objects_created = i + 1
         harness.wait_until(
             lambda: harness.metric_sum(self.server.metrics(), "informerd_cached_objects",
                                        resource="configmaps") >= STALL_OBJECTS,
@@ -303,6 +307,7 @@ class Run:
         subprocess.run([harness.INFORMERCTL_BINARY, "--server", self.server.address, "get",
                         "configmaps", "-n", self.namespace], stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE, timeout=60, check=True)
+        self.marks.append("watcher stalls@%.1f" % time.time())
         # informerctl prints each event as it reads it, into a pipe nobody
         # reads: once the pipe's 64 KiB are full it stops reading the watch.
         with open(os.path.join(self.workdir, "watcher.stderr"), "ab") as err:
@@ -328,6 +333,7 @@ class Run:
         with open(os.path.join(self.cp_dir, "pids", "kube-apiserver.pid")) as f:
             pid = int(f.read())
         os.kill(pid, signal.SIGKILL)
+        self.marks.append("kube-apiserver killed@%.1f" % time.time())
         case.log("kube-apiserver (pid %d) killed with SIGKILL" % pid)
         try:
             self.wait_firing(case, "InformerdUpstreamUnreachable")
@@ -338,6 +344,7 @@ class Run:
             if result.returncode != 0:
                 raise HarnessError("restart-apiserver failed:\n%s"
                                    % result.stdout.decode("utf-8", "replace")[-2000:])
+            self.marks.append("restarted@%.1f" % time.time())
             case.log("kube-apiserver restarted")
         harness.wait_until(self.server._ready, 60, "informerd ready again")
 
@@ -359,7 +366,7 @@ class Run:
         result = subprocess.run(
             [sys.executable, os.path.join(HERE, "plot_panels.py"), "--prometheus",
              "http://127.0.0.1:%d" % self.prometheus.port, "--dashboard", DASHBOARD,
-             "--out-dir", self.args.png_dir],
+             "--out-dir", self.args.png_dir] + ["--mark=" + m for m in self.marks],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
         case.log(result.stdout.decode("utf-8", "replace").strip())
         if result.returncode != 0:
@@ -372,6 +379,12 @@ class Run:
         if self.prometheus is not None:
             self.prometheus.stop()
         self.server.stop()
+        # The big objects would stay in etcd (no namespace controller runs).
+        for i in range(self.stall_objects_created):
+            try:
+                self.api.delete_configmap(self.namespace, "big-%02d" % i)
+            except (HarnessError, harness.ApiError) as e:
+                print("cleanup: %s" % e, flush=True)
 
 
 class ConfiguredInformerd(Informerd):

@@ -14,7 +14,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 source "$root/hack/lib.sh"
-informerd::ensure_packages "$INFORMERD_CACHE/monitoring-packages.log" prometheus python3-yaml
+packages=(prometheus python3-yaml)
+[[ " $* " != *" --png-dir "* ]] || packages+=(gnuplot-nox)
+informerd::ensure_packages "$INFORMERD_CACHE/monitoring-packages.log" "${packages[@]}"
 source "$root/tests/e2e/prepare.sh"
 helm_dir="$("$root/hack/install-helm.sh")" || informerd::die "installing helm failed"
 exec /usr/bin/python3 -u "$root/tests/monitoring/prometheus_test.py" --helm "$helm_dir/helm" "$@"
