@@ -72,8 +72,9 @@ def draw(panel: dict, series: List[Tuple[str, List[Tuple[float, float]]]], start
         "set xrange [0:%.0f]" % (end - start),
     ] + [
         "set arrow from %.1f, graph 0 to %.1f, graph 1 nohead dt 2 lc rgb 'gray40'\n"
-        "set label '%s' at %.1f, graph 0.96 left offset 0.5,0 textcolor rgb 'gray30'"
-        % (t - start, t - start, label.replace("'", ""), t - start) for label, t in marks
+        "set label '%s' at %.1f, graph %.2f left offset 0.5,0 textcolor rgb 'gray30'"
+        % (t - start, t - start, label.replace("'", ""), t - start, 0.96 - 0.07 * (i % 3))
+        for i, (label, t) in enumerate(marks)
     ] + [
         "plot " + ", ".join(plots),
     ])

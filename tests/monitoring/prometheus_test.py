@@ -15,7 +15,8 @@ fast-alerts.yaml (short `for:`), every second. One JUnit case each:
     reads, behind more initial events than the buffers hold) makes
     InformerdWatchersStalled fire;
   - kube-apiserver killed makes InformerdUpstreamUnreachable fire (it is
-    restarted afterwards with hack/control-plane.sh restart-apiserver);
+    restarted afterwards with hack/control-plane.sh restart-apiserver, and
+    a write after the restart must reach informerd);
   - every query of charts/informerd/files/dashboard.json returns series.
 With --png-dir, the dashboard's main panels are drawn from Prometheus's
 data of the run (tests/monitoring/plot_panels.py).
@@ -24,6 +25,7 @@ data of the run (tests/monitoring/plot_panels.py).
 from __future__ import annotations
 
 import argparse
+import calendar
 import json
 import os
 import signal
@@ -141,7 +143,7 @@ class Prometheus:
             # RFC 3339 with nanoseconds; seconds are enough here.
             if not stamp or stamp.startswith("0001-"):
                 return False
-            seconds = time.mktime(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S")) - time.timezone
+            seconds = calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S"))
             if seconds < since:
                 return False
         return True
@@ -246,7 +248,9 @@ class Run:
         self.rules = ""
         self.watcher: Optional[subprocess.Popen] = None
         self.stall_objects_created = 0
-        # (label, epoch seconds) of each fault, for the pictures.
+        self.after_restart_created = False
+        self.last_get_error = ""
+        # "LABEL@EPOCH_SECONDS" of each fault, for the pictures.
         self.marks: List[str] = []
 
     def check_rendered_rules(self, case: TestCase) -> None:
@@ -291,6 +295,18 @@ class Run:
         if state:
             raise HarnessError("%s is %s before its fault" % (alert, state))
 
+    def informerctl_get(self) -> bytes:
+        """The test namespace's configmaps as informerctl prints them; empty
+        when it fails (its message in last_get_error)."""
+        result = subprocess.run(
+            [harness.INFORMERCTL_BINARY, "--server", self.server.address, "get",
+             "configmaps", "-n", self.namespace], stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, timeout=60)
+        if result.returncode != 0:
+            self.last_get_error = result.stderr.decode("utf-8", "replace").strip()
+            return b""
+        return result.stdout
+
     def stalled_watcher(self, case: TestCase) -> None:
         if self.prometheus is None:
             raise HarnessError("no Prometheus (an earlier case failed)")
@@ -299,21 +315,22 @@ class Run:
             self.api.create_configmap(self.namespace, "big-%02d" % i, {"monitoring": "stall"},
                                       {"pad": "x" * STALL_OBJECT_BYTES})
             self.stall_objects_created = i + 1
-        harness.wait_until(
-            lambda: harness.metric_sum(self.server.metrics(), "informerd_cached_objects",
-                                       resource="configmaps") >= STALL_OBJECTS,
-            60, "informerd to cache the %d objects" % STALL_OBJECTS)
-        # A List too, so that the RPC panels have a unary call to show.
-        subprocess.run([harness.INFORMERCTL_BINARY, "--server", self.server.address, "get",
-                        "configmaps", "-n", self.namespace], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.PIPE, timeout=60, check=True)
+        # Listed through informerd (a List, so that the RPC panels have a
+        # unary call to show), until it has them all.
+        try:
+            harness.wait_until(lambda: self.informerctl_get().count(b"big-") >= STALL_OBJECTS,
+                               60, "informerd to list the %d objects" % STALL_OBJECTS)
+        except HarnessError as e:
+            raise HarnessError("%s (last informerctl error: %s)"
+                               % (e, self.last_get_error or "none"))
         self.marks.append("watcher stalls@%.1f" % time.time())
-        # informerctl prints each event as it reads it, into a pipe nobody
-        # reads: once the pipe's 64 KiB are full it stops reading the watch.
+        # informerctl prints each event whole (-o json) as it reads it, into
+        # a pipe nobody reads: once the pipe's 64 KiB are full it stops
+        # reading the watch.
         with open(os.path.join(self.workdir, "watcher.stderr"), "ab") as err:
             self.watcher = subprocess.Popen(
                 [harness.INFORMERCTL_BINARY, "--server", self.server.address,
-                 "watch", "configmaps", "-n", self.namespace, "--initial-events"],
+                 "watch", "configmaps", "-n", self.namespace, "--initial-events", "-o", "json"],
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err)
         case.log("informerctl watch (pid %d) writing %d initial events of %d KiB into a pipe"
                  " nobody reads" % (self.watcher.pid, STALL_OBJECTS, STALL_OBJECT_BYTES // 1024))
@@ -346,7 +363,12 @@ class Run:
                                    % result.stdout.decode("utf-8", "replace")[-2000:])
             self.marks.append("restarted@%.1f" % time.time())
             case.log("kube-apiserver restarted")
-        harness.wait_until(self.server._ready, 60, "informerd ready again")
+        # Recovered: a write after the restart reaches informerd's cache.
+        self.api.create_configmap(self.namespace, "after-restart", {}, {"a": "b"})
+        self.after_restart_created = True
+        harness.wait_until(lambda: b"after-restart" in self.informerctl_get(), 60,
+                           "a write after the restart to reach informerd")
+        case.log("a write after the restart reached informerd")
 
     def dashboard_queries(self, case: TestCase) -> None:
         if self.prometheus is None:
@@ -363,6 +385,12 @@ class Run:
     def draw_panels(self, case: TestCase) -> None:
         if self.prometheus is None:
             raise HarnessError("no Prometheus (an earlier case failed)")
+        # So that the pictures show the recovery: Prometheus has scraped the
+        # event of the write after the restart.
+        harness.wait_until(
+            lambda: bool(self.prometheus.query(
+                "sum(rate(informerd_events_received_total[5s])) > 0")),
+            30, "Prometheus to see the event after the restart")
         result = subprocess.run(
             [sys.executable, os.path.join(HERE, "plot_panels.py"), "--prometheus",
              "http://127.0.0.1:%d" % self.prometheus.port, "--dashboard", DASHBOARD,
@@ -379,10 +407,13 @@ class Run:
         if self.prometheus is not None:
             self.prometheus.stop()
         self.server.stop()
-        # The big objects would stay in etcd (no namespace controller runs).
-        for i in range(self.stall_objects_created):
+        # The objects would stay in etcd (no namespace controller runs).
+        names = ["big-%02d" % i for i in range(self.stall_objects_created)]
+        if self.after_restart_created:
+            names.append("after-restart")
+        for name in names:
             try:
-                self.api.delete_configmap(self.namespace, "big-%02d" % i)
+                self.api.delete_configmap(self.namespace, name)
             except (HarnessError, harness.ApiError) as e:
                 print("cleanup: %s" % e, flush=True)
 
