@@ -162,7 +162,8 @@ void HistoryBackfill::Request(uint64_t version, std::function<void(absl::Status)
   absl::Status refusal;
   {
     absl::MutexLock lock(&mu_);
-    refusal = RefusalLocked(version, oldest, absl::Now());
+    const absl::Time now = absl::Now();
+    refusal = RefusalLocked(version, oldest, now);
     if (refusal.ok()) {
       if (phase_ == Phase::kIdle) {
         phase_ = Phase::kGathering;
@@ -170,6 +171,7 @@ void HistoryBackfill::Request(uint64_t version, std::function<void(absl::Status)
       } else if (phase_ == Phase::kGathering) {
         run_from_ = std::min(run_from_, version);
       }
+      if (phase_ == Phase::kGathering) last_join_ = now;
       waiting_.push_back(Waiting{version, std::move(done), std::move(wanted)});
       if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
       return;
@@ -198,8 +200,13 @@ void HistoryBackfill::Loop() {
       };
       mu_.Await(absl::Condition(&work));
       if (stopping_) return;
+      const absl::Time latest = absl::Now() + options_.max_gather;
       auto stopped = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
-      mu_.AwaitWithTimeout(absl::Condition(&stopped), options_.gather);
+      while (!stopping_) {
+        const absl::Time until = std::min(last_join_ + options_.gather, latest);
+        if (absl::Now() >= until) break;
+        mu_.AwaitWithDeadline(absl::Condition(&stopped), until);
+      }
       if (stopping_) return;
       if (AbandonedLocked()) {
         // Nobody waits any more: nothing was asked upstream, nothing spent.

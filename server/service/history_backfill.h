@@ -24,10 +24,10 @@
 //   that would need another run inside it is refused at once (not
 //   queued) with OUT_OF_RANGE "too old resource version", which makes a
 //   client relist, as it would without a backfill;
-// - a run starts `gather` after the first request that needs it and goes
-//   back to the oldest version asked for meanwhile, so clients resuming
-//   together after a restart share it; a request that arrives while a run
-//   is under way joins it when the run covers its version;
+// - a run starts once requests stop arriving (`gather`, `max_gather`) and
+//   goes back to the oldest version asked for meanwhile, so clients
+//   resuming together after a restart share it; a request that arrives
+//   while a run is under way joins it when the run covers its version;
 // - the versions from a finished run's start on were answered once: a
 //   request from them that the history no longer holds (evicted since, or
 //   the run failed) is refused at once and never fetched again;
@@ -66,8 +66,11 @@ struct HistoryBackfillOptions {
   // bookmark 2 s before it, which tells the run how far the stream got when
   // nothing changes.
   absl::Duration watch_timeout = absl::Seconds(3);
-  // How long a run waits for more requests before it starts.
+  // A run starts once no request has joined it for `gather`, and at the
+  // latest `max_gather` after the first: clients resuming after a restart
+  // arrive in a burst, and every one that joins costs nothing more.
   absl::Duration gather = absl::Milliseconds(500);
+  absl::Duration max_gather = absl::Seconds(3);
   // At most one run starts per window (one paged LIST of the resource).
   absl::Duration window = absl::Minutes(1);
 };
@@ -137,8 +140,10 @@ class HistoryBackfill {
   mutable absl::Mutex mu_;
   std::vector<Waiting> waiting_ ABSL_GUARDED_BY(mu_);
   Phase phase_ ABSL_GUARDED_BY(mu_) = Phase::kIdle;
-  // The version the gathering or running run starts from.
+  // The version the gathering or running run starts from, and when the
+  // last request joined it while it gathered.
   uint64_t run_from_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Time last_join_ ABSL_GUARDED_BY(mu_);
   // When the last run started (InfinitePast: never).
   absl::Time last_start_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   // The oldest version a finished run started from (0: none), and how the
