@@ -246,6 +246,11 @@ void HistoryBackfill::Loop() {
           // Evicted again since the run put it in.
           answer = absl::OutOfRangeError(
               absl::StrCat("too old resource version: ", waiting.version, " (", oldest, ")"));
+        } else if (absl::IsCancelled(status)) {
+          // Joined just after everyone else left: nothing was remembered,
+          // so a retry is answered by the policy afresh.
+          answer = absl::UnavailableError(absl::StrCat(
+              "the backfill from version ", from, " stopped; resume again"));
         } else {
           answer = status;
         }
