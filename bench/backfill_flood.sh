@@ -11,7 +11,7 @@
 # extra full LIST per window. Exits 1 when the bound is not met.
 #
 # Usage: bench/backfill_flood.sh [--quick]
-#   --quick  2,000 pods, 5 rounds (the smoke run)
+#   --quick  500 pods, 5 rounds (the smoke run)
 # Settings (environment): BACKFILL_PODS (10000), BACKFILL_ROUNDS (10),
 #   BACKFILL_GRPC_PORT (50078), BACKFILL_HTTP_PORT (8078),
 #   BACKFILL_BIN (a bazel-bin holding server/informerd, to measure another
@@ -27,7 +27,7 @@ rounds="${BACKFILL_ROUNDS:-10}"
 grpc_port="${BACKFILL_GRPC_PORT:-50078}"
 http_port="${BACKFILL_HTTP_PORT:-8078}"
 if [[ "${1:-}" == "--quick" ]]; then
-  pods=2000 rounds=5
+  pods=500 rounds=5
 elif (($# > 0)); then
   informerd::die "usage: bench/backfill_flood.sh [--quick]"
 fi
