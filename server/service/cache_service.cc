@@ -588,8 +588,8 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::WatchAfterReviews(
   auto starter = stream->Starter();
   auto still_waiting = stream->StillWaiting();
   bool queued = review_workers_->Submit(
-      [this, starter, still_waiting, credentials = std::move(credentials), request = std::move(request),
-       plan = std::move(plan)] {
+      [this, starter, still_waiting, credentials = std::move(credentials),
+       request = std::move(request), plan = std::move(plan)] {
         Caller caller;
         limits::ConcurrencyLimiter::Permit permit;
         // The first attempt charged the peer's TokenReview budget.

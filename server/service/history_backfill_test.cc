@@ -18,6 +18,8 @@ namespace {
 
 constexpr char kPods[] = "/api/v1/pods";
 constexpr absl::Duration kWait = absl::Seconds(10);
+constexpr char kBookmarkAt100[] =
+    R"({"apiVersion":"v1","kind":"Pod","metadata":{"resourceVersion":"100"}})";
 
 std::string Status(int code, const std::string& reason, const std::string& message) {
   return absl::StrCat(R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":")",
@@ -69,8 +71,7 @@ class HistoryBackfillTest : public ::testing::Test {
         std::vector<std::string> chunks;
         if (from < 60) chunks.push_back(Event("MODIFIED", Pod("b", 60)));
         if (from < 70) chunks.push_back(Event("DELETED", Pod("c", 70)));
-        chunks.push_back(Event(
-            "BOOKMARK", R"({"apiVersion":"v1","kind":"Pod","metadata":{"resourceVersion":"100"}})"));
+        chunks.push_back(Event("BOOKMARK", kBookmarkAt100));
         server_.ReplyStream(response, chunks, kube::FakeApiServer::StreamEnd::kHang);
         return;
       }
