@@ -93,7 +93,7 @@ std::string FormatLabelMap(const rapidjson::Value& object, FieldPath path) {
   return OrNone(absl::StrJoin(pairs, ","));
 }
 
-Cells ServiceCells(const rapidjson::Value& service, bool wide) {
+Cells ServiceCells(const rapidjson::Value& service) {
   const std::string type = StringAt(service, {"spec", "type"});
   rapidjson::Value::ConstArray cluster_ips = ArrayAt(service, {"spec", "clusterIPs"});
   std::string cluster_ip =
@@ -107,7 +107,10 @@ Cells ServiceCells(const rapidjson::Value& service, bool wide) {
   if (type == "ClusterIP" || type == "NodePort") {
     external_ip = external_ips.empty() ? "<none>" : absl::StrJoin(external_ips, ",");
   } else if (type == "LoadBalancer") {
-    // Each ingress point once, sorted, cut short unless wide.
+    // Each ingress point once, sorted. The API server's printer would cut
+    // the list to 16 characters outside -o wide, but it prints kubectl's
+    // tables in wide mode (hiding columns is kubectl's part), so kubectl
+    // shows it whole.
     std::set<std::string> points;
     for (const rapidjson::Value& ingress :
          ArrayAt(service, {"status", "loadBalancer", "ingress"})) {
@@ -119,11 +122,7 @@ Cells ServiceCells(const rapidjson::Value& service, bool wide) {
         points.insert(hostname);
       }
     }
-    constexpr size_t kLoadBalancerWidth = 16;
     std::string balancers = absl::StrJoin(points, ",");
-    if (!wide && balancers.size() > kLoadBalancerWidth) {
-      balancers = balancers.substr(0, kLoadBalancerWidth - 3) + "...";
-    }
     if (!external_ips.empty()) {
       std::vector<std::string> all;
       if (!balancers.empty()) all = absl::StrSplit(balancers, ',');
@@ -278,7 +277,7 @@ Cells TypeCells(Kind kind, const rapidjson::Value& object, bool wide,
     case Kind::kNamespace:
       return {StringAt(object, {"status", "phase"}), age};
     case Kind::kService: {
-      Cells cells = ServiceCells(object, wide);
+      Cells cells = ServiceCells(object);
       cells.push_back(age);
       if (wide) cells.push_back(FormatLabelMap(object, {"spec", "selector"}));
       return cells;

@@ -113,14 +113,14 @@ TEST(ColumnsTest, Services) {
             (Cells{"obj", "ExternalName", "<none>", "db.example.com", "<none>", "<unknown>"}));
 }
 
-TEST(ColumnsTest, LoadBalancerIngressSortedAndCutShortUnlessWide) {
+TEST(ColumnsTest, LoadBalancerIngressSortedAndWhole) {
   auto services = Resource("", "services");
   informerd::v1::Object balancer =
       Object(R"({"spec":{"type":"LoadBalancer","clusterIPs":["10.0.0.9"],)"
              R"("ports":[{"port":443,"protocol":"TCP"}]},)"
              R"("status":{"loadBalancer":{"ingress":[{"ip":"203.0.113.20"},)"
              R"({"hostname":"lb.example.com"},{"ip":"203.0.113.20"}]}}})");
-  EXPECT_EQ(TableRow(services, balancer, Options())[3], "203.0.113.20,...");
+  EXPECT_EQ(TableRow(services, balancer, Options())[3], "203.0.113.20,lb.example.com");
   EXPECT_EQ(TableRow(services, balancer, Options(false, true))[3],
             "203.0.113.20,lb.example.com");
   EXPECT_EQ(TableRow(services,
