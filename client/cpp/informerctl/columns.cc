@@ -332,7 +332,9 @@ std::vector<std::string> TableRow(const informerd::v1::ResourceName& resource,
   row.push_back(object.name());
   const Kind kind = KindOf(resource);
   rapidjson::Document document;
-  document.Parse(object.json().data(), object.json().size());
+  // Iterative: nesting costs heap, not stack, whatever the server sends.
+  document.Parse<rapidjson::kParseIterativeFlag>(object.json().data(),
+                                                 object.json().size());
   if (document.HasParseError() || !document.IsObject()) {
     Cells header = TypeHeader(kind, options.wide);
     for (const std::string& column : header) {

@@ -55,7 +55,8 @@ std::string NumberText(const rapidjson::Value& number) {
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
-void Emit(const rapidjson::Value& value, YAML::Emitter* out) {
+// REQUIRES: value nests at most kMaxYamlDepth - depth levels.
+void Emit(const rapidjson::Value& value, int depth, YAML::Emitter* out) {
   switch (value.GetType()) {
     case rapidjson::kNullType:
       *out << YAML::Null;
@@ -74,7 +75,7 @@ void Emit(const rapidjson::Value& value, YAML::Emitter* out) {
     case rapidjson::kArrayType:
       if (value.Empty()) *out << YAML::Flow;
       *out << YAML::BeginSeq;
-      for (const rapidjson::Value& item : value.GetArray()) Emit(item, out);
+      for (const rapidjson::Value& item : value.GetArray()) Emit(item, depth + 1, out);
       *out << YAML::EndSeq;
       break;
     case rapidjson::kObjectType: {
@@ -88,14 +89,40 @@ void Emit(const rapidjson::Value& value, YAML::Emitter* out) {
       *out << YAML::BeginMap;
       for (const rapidjson::Value::Member* member : members) {
         *out << YAML::Key;
-        Emit(member->name, out);
+        Emit(member->name, depth + 1, out);
         *out << YAML::Value;
-        Emit(member->value, out);
+        Emit(member->value, depth + 1, out);
       }
       *out << YAML::EndMap;
       break;
     }
   }
+}
+
+// The deepest nesting of value, counting value itself as 1, without
+// recursion; stops counting past limit.
+int NestingDepth(const rapidjson::Value& value, int limit) {
+  struct Frame {
+    const rapidjson::Value* value;
+    int depth;
+  };
+  std::vector<Frame> pending = {{&value, 1}};
+  int deepest = 0;
+  while (!pending.empty() && deepest <= limit) {
+    Frame frame = pending.back();
+    pending.pop_back();
+    deepest = std::max(deepest, frame.depth);
+    if (frame.value->IsArray()) {
+      for (const rapidjson::Value& item : frame.value->GetArray()) {
+        pending.push_back({&item, frame.depth + 1});
+      }
+    } else if (frame.value->IsObject()) {
+      for (const auto& member : frame.value->GetObject()) {
+        pending.push_back({&member.value, frame.depth + 1});
+      }
+    }
+  }
+  return deepest;
 }
 
 }  // namespace
@@ -108,12 +135,17 @@ absl::StatusOr<std::string> JsonToYaml(absl::string_view json) {
         absl::StrCat("object JSON: ", rapidjson::GetParseError_En(document.GetParseError()),
                      " at offset ", document.GetErrorOffset()));
   }
+  if (NestingDepth(document, kMaxYamlDepth) > kMaxYamlDepth) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "object JSON: nested deeper than ", kMaxYamlDepth,
+        " levels, too deep for YAML; -o json prints it"));
+  }
   YAML::Emitter out;
   out.SetIndent(2);
   out.SetNullFormat(YAML::LowerNull);
   out.SetBoolFormat(YAML::TrueFalseBool);
   out.SetBoolFormat(YAML::LowerCase);
-  Emit(document, &out);
+  Emit(document, 1, &out);
   if (!out.good()) {
     return absl::InternalError(absl::StrCat("YAML emitter: ", out.GetLastError()));
   }

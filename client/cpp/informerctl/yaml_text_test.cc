@@ -68,6 +68,22 @@ TEST(JsonToYamlTest, BadJsonNamesTheOffset) {
       << yaml.status();
 }
 
+std::string Nested(int depth) {
+  return std::string(depth - 1, '[') + "{}" + std::string(depth - 1, ']');
+}
+
+TEST(JsonToYamlTest, NestingUpToTheLimit) {
+  absl::StatusOr<std::string> yaml = JsonToYaml(Nested(kMaxYamlDepth));
+  ASSERT_TRUE(yaml.ok()) << yaml.status();
+  EXPECT_EQ(yaml->substr(0, 6), "-\n  -\n");
+  EXPECT_EQ(JsonToYaml(Nested(kMaxYamlDepth + 1)).status(),
+            absl::InvalidArgumentError("object JSON: nested deeper than 1000 levels, "
+                                       "too deep for YAML; -o json prints it"));
+  // A million levels neither parse nor emit recursively.
+  EXPECT_EQ(JsonToYaml(Nested(1000000)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace informerctl
 }  // namespace informerd
