@@ -499,5 +499,45 @@ class KubectlColumnsTest(unittest.TestCase):
             mine.wait()
 
 
+class RecordingResult(unittest.TextTestResult):
+    """Remembers each case's outcome for the JUnit report."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.outcomes = []
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.outcomes.append((test, None))
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self.outcomes.append((test, self.failures[-1][1]))
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self.outcomes.append((test, self.errors[-1][1]))
+
+
+def write_junit(result, path):
+    """One <testcase> per case, so hack/test.sh counts each (Bazel's own
+    report of an sh_test would hold one)."""
+    import xml.etree.ElementTree as ET
+    suite = ET.Element("testsuite", name="kubectl_columns_test", tests=str(len(result.outcomes)),
+                       failures=str(sum(1 for _, e in result.outcomes if e)))
+    for test, error in result.outcomes:
+        case = ET.SubElement(suite, "testcase", name=test.id().split(".")[-1],
+                             classname="KubectlColumnsTest")
+        if error:
+            ET.SubElement(case, "failure", message=error.splitlines()[-1][:200]).text = error
+    root = ET.Element("testsuites")
+    root.append(suite)
+    ET.ElementTree(root).write(path, encoding="unicode")
+
+
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    runner = unittest.TextTestRunner(verbosity=2, resultclass=RecordingResult)
+    outcome = runner.run(unittest.defaultTestLoader.loadTestsFromTestCase(KubectlColumnsTest))
+    if os.environ.get("XML_OUTPUT_FILE"):
+        write_junit(outcome, os.environ["XML_OUTPUT_FILE"])
+    sys.exit(0 if outcome.wasSuccessful() and outcome.testsRun > 0 else 1)
