@@ -20,12 +20,14 @@ Runs under Bazel (hack/test.sh gives it the control plane's variables).
 
 import json
 import os
+import queue
 import random
 import re
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 import urllib.request
@@ -120,6 +122,39 @@ def same_cell(column, a, b):
         if ma and mb:
             return ma.group(1) == mb.group(1) and same_age(ma.group(2), mb.group(2))
     return a == b
+
+
+class Lines:
+    """A process's stdout read line by line on a thread of its own, so a
+    reader can give up at a deadline instead of blocking on a missed line."""
+
+    def __init__(self, args):
+        self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True)
+        self.lines = queue.Queue()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def readline(self, timeout=DEADLINE_SECONDS):
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError("no line from %s within %ds" % (self.process.args, timeout))
+        if line is None:
+            raise AssertionError("%s ended: %s" % (self.process.args, self.process.stderr.read()))
+        return line
+
+    def stop(self):
+        self.process.kill()
+        self.process.wait()
+        self.reader.join(timeout=10)  # it ends at the pipe's end
+        self.process.stdout.close()
+        self.process.stderr.close()
 
 
 class Cluster:
@@ -440,21 +475,17 @@ class KubectlColumnsTest(unittest.TestCase):
 
     def test_watch_table_matches_kubectl_watch_events(self):
         name = "watched"
-        mine = subprocess.Popen([runfile("client/cpp/informerctl"), "--server", self.grpc,
-                                 "watch", "configmaps", "-n", self.ns2, "--initial-events"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        theirs = subprocess.Popen([self.kube.kubectl, "get", "configmaps", "-n", self.ns2, "-w",
-                                   "--output-watch-events"],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        mine = Lines([runfile("client/cpp/informerctl"), "--server", self.grpc,
+                      "watch", "configmaps", "-n", self.ns2, "--initial-events"])
+        theirs = Lines([self.kube.kubectl, "get", "configmaps", "-n", self.ns2, "-w",
+                        "--output-watch-events"])
 
         def rows_until(stream, event, row_name):
             """Rows (cells split on blanks: configmap cells hold none) up to
             the first EVENT row_name one."""
             rows = []
             while True:
-                line = stream.readline()
-                self.assertTrue(line, "the watch ended")
-                cells = line.split()
+                cells = stream.readline().split()
                 rows.append(cells)
                 if cells[:2] == [event, row_name]:
                     return rows
@@ -462,41 +493,36 @@ class KubectlColumnsTest(unittest.TestCase):
         try:
             # Both print their header, then the ConfigMap that exists as ADDED:
             # from then on both are watching.
-            for stream in (mine.stdout, theirs.stdout):
+            for stream in (mine, theirs):
                 self.assertEqual(stream.readline().split(), ["EVENT", "NAME", "DATA", "AGE"])
                 rows_until(stream, "ADDED", "other")
             self.kube.run("create", "configmap", name, "-n", self.ns2, "--from-literal=a=1")
             self.kube.run("patch", "configmap", name, "-n", self.ns2, "--type=merge",
                           "-p", '{"data":{"b":"2"}}')
             self.kube.run("delete", "configmap", name, "-n", self.ns2)
-            mine_rows = [r for r in rows_until(mine.stdout, "DELETED", name) if r[1] == name]
-            theirs_rows = [r for r in rows_until(theirs.stdout, "DELETED", name) if r[1] == name]
+            mine_rows = [r for r in rows_until(mine, "DELETED", name) if r[1] == name]
+            theirs_rows = [r for r in rows_until(theirs, "DELETED", name) if r[1] == name]
             self.assertEqual([r[:3] for r in mine_rows],
                              [["ADDED", name, "1"], ["MODIFIED", name, "2"], ["DELETED", name, "2"]])
             self.assertEqual([r[:3] for r in mine_rows], [r[:3] for r in theirs_rows])
             for a, b in zip(mine_rows, theirs_rows):
                 self.assertTrue(same_age(a[3], b[3]), (a, b))
         finally:
-            for process in (mine, theirs):
-                process.kill()
-                process.wait()
+            mine.stop()
+            theirs.stop()
 
     def test_watch_json_lines(self):
-        mine = subprocess.Popen([runfile("client/cpp/informerctl"), "--server", self.grpc,
-                                 "watch", "namespaces", "--initial-events", "-o", "json"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        mine = Lines([runfile("client/cpp/informerctl"), "--server", self.grpc,
+                      "watch", "namespaces", "--initial-events", "-o", "json"])
         try:
             seen = set()
             while not self.ours.intersection(seen) >= {self.ns, self.ns2}:
-                line = mine.stdout.readline()
-                self.assertTrue(line, "informerctl watch ended")
-                event = json.loads(line)
+                event = json.loads(mine.readline())
                 self.assertEqual(sorted(event), ["object", "type"])
                 self.assertEqual(event["type"], "ADDED")
                 seen.add(event["object"]["metadata"]["name"])
         finally:
-            mine.kill()
-            mine.wait()
+            mine.stop()
 
 
 class RecordingResult(unittest.TextTestResult):
