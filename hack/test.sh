@@ -234,6 +234,14 @@ suite_bench_smoke() {
 }
 extra_suites+=(bench_smoke)
 
+# HTTP/2 rapid reset against informerd behind the chart's proxy (issue 26,
+# finding 3): informerd's memory stays bounded and a caller stays served.
+suite_flood() {
+  bazel build //server:informerd //client/cpp:informerctl
+  tests/flood/run.sh --junit "$1/flood.xml"
+}
+extra_suites+=(flood)
+
 suite_chart() {
   bazel build //server:informerd //client/cpp:informerctl
   tests/chart/run.sh --junit "$1/chart.xml"
