@@ -248,6 +248,15 @@ func floodConnection(conn net.Conn, block, body []byte, batch int, gap time.Dura
 			}
 		}
 	}()
+	// A server that stops reading would block a write for ever: the end of
+	// the flood closes the connection under it.
+	go func() {
+		select {
+		case <-stop:
+			conn.Close()
+		case <-done:
+		}
+	}()
 	defer func() { conn.Close(); <-done }()
 	// A round opens -batch streams, flushes, waits -gap (so that a proxy
 	// has forwarded them), then resets them all. -gap 0 writes each
