@@ -315,7 +315,9 @@ type sample struct {
 	code    codes.Code
 }
 
-func runCaller(ctx context.Context, s settings, out chan<- sample) error {
+// runCaller Lists until stop is closed, then returns once its last List
+// has ended, so that a List still waiting at the end is counted too.
+func runCaller(ctx context.Context, s settings, stop <-chan struct{}, out chan<- sample) error {
 	opts := connection.Options{Addresses: []string{s.address}, TokenFile: s.tokenFile}
 	if s.useTLS {
 		opts.TLS = &connection.TLSOptions{CAFile: s.caFile, ServerName: s.serverName}
@@ -336,7 +338,7 @@ func runCaller(ctx context.Context, s settings, out chan<- sample) error {
 	defer tick.Stop()
 	for ctx.Err() == nil {
 		select {
-		case <-ctx.Done():
+		case <-stop:
 			return nil
 		case <-tick.C:
 		}
@@ -344,9 +346,6 @@ func runCaller(ctx context.Context, s settings, out chan<- sample) error {
 		callCtx, cancel := context.WithTimeout(ctx, s.callTimeout)
 		_, err := client.List(callCtx, req)
 		cancel()
-		if ctx.Err() != nil {
-			return nil
-		}
 		latency := time.Since(start)
 		code := status.Code(err)
 		if code != codes.OK {
@@ -457,7 +456,8 @@ func main() {
 
 	samples := make(chan sample, 1<<16)
 	callerErr := make(chan error, 1)
-	go func() { callerErr <- runCaller(ctx, s, samples) }()
+	stopCalls := make(chan struct{})
+	go func() { callerErr <- runCaller(ctx, s, stopCalls, samples) }()
 
 	if s.pid != 0 {
 		if _, err := vmRSS(s.pid); err != nil {
@@ -539,6 +539,21 @@ func main() {
 		}
 		if !now.Before(end) {
 			break
+		}
+	}
+	close(stopCalls)
+	if callerErr != nil {
+		for waiting := true; waiting; {
+			select {
+			case smp := <-samples:
+				collect(smp)
+			case err := <-callerErr:
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "rapidreset: legitimate caller: %v\n", err)
+					os.Exit(2)
+				}
+				waiting = false
+			}
 		}
 	}
 	cancel()
