@@ -72,6 +72,8 @@ run restart '^\| true \| 100 \| 20 \| 2\.0 \| 0 \| [0-9.]+ \| 0 \| 0 \| pass \|
 ^\| false \| 100 \| 20 \| 2\.0 \| 100 \|' bench/restart.sh --quick
 run token_flood '^\| flooded \| 1000 \| [0-9]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+x, [0-9.]+x \| 0 \| [A-Z_:0-9,]+ \|
 ^TokenReviews answered by the apiserver: .*: pass$' bench/token_flood.sh --quick
+run admin_flood '^\| admin \| [0-9]+ \| [0-9]+ \| [0-9]+ \| [0-9]+ \| 0 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+x \|
+^verdict .*: pass$' bench/admin_flood.sh --quick
 run tiers '^\| 0 \| - \| 100 \| 2 \| .* \| 0 \| pass \|$
 ^\| 2 \| 50 \| 100 \| 2 \| .* \| 0 \| pass \|$
 ^\| 2 \| 50 \| 2 \| [0-9]+ \| 50 \| 2\.0 \| [0-9.]+ \| 0 \| 0 \| 0 \| 0 \| pass \|$' bench/tiers.sh --quick

@@ -3,12 +3,12 @@
 #include <chrono>
 #include <utility>
 
-#include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 
 #include "absl/strings/str_cat.h"
 #include "server/kube/resource_name.h"
 #include "server/log/log.h"
+#include "server/service/request_log.h"
 #include "server/service/transport.h"
 #include "server/tier/informerd_upstream.h"
 
@@ -136,6 +136,7 @@ absl::Status Server::StartAll() {
   service_options.max_page_bytes = config.max_page_bytes;
   service_options.max_list_snapshot_age = config.list_snapshot_max_age;
   service_options.stalled_stream_timeout = config.stalled_stream_timeout;
+  service_options.initial_events_timeout = config.initial_events_timeout;
   service_options.authorizer = authorizer_.get();
   service_options.auth_recheck_interval = config.auth.recheck_interval;
   service_options.auth_recheck_grace = config.auth.recheck_grace;
@@ -143,12 +144,14 @@ absl::Status Server::StartAll() {
   cache_service_ = std::make_unique<service::CacheService>(&registry_, &metrics_, service_options);
 
   grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int bound_port = 0;
   builder.AddListeningPort(options_.grpc_address, *credentials, &bound_port);
   builder.RegisterService(cache_service_.get());
   service::ConfigureTransport(config.limits.transport, &builder);
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(service::NewRequestLogFactory());
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
   grpc_server_ = builder.BuildAndStart();
   if (grpc_server_ == nullptr || bound_port == 0) {
     return absl::InvalidArgumentError(

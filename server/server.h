@@ -6,7 +6,7 @@
 // reviews, the KubeReviewer and the Authorizer (a leaf checks its own
 // callers against the apiserver too); the ResourceRegistry, which discovers
 // and serves the configured resources and signals readiness; the Cache
-// service with gRPC health and reflection; and the admin HTTP server. The
+// service with gRPC health; and the admin HTTP server. The
 // gRPC health service and /readyz turn SERVING together when the registry
 // signals that every resource has synced.
 //

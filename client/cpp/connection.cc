@@ -98,9 +98,12 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> Connect(
   // gRPC's reconnect backoff grows to 120 s by default, and calls fail at
   // once while it waits: a client would stay behind a restarted server for
   // that long. informerd is a local, cheap-to-reconnect peer; 1 s bounds
-  // the catch-up.
+  // the catch-up. GRPC_ARG_MIN_RECONNECT_BACKOFF_MS stays at its default
+  // (20 s): gRPC gives each connection attempt that long, and at 100 ms an
+  // attempt was cut before the server's first answer arrived, so a port
+  // that is not gRPC read "tcp handshaker shutdown" instead of the reason,
+  // and a slow TLS handshake could never complete.
   arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   return grpc::CreateCustomChannel(options.address, *credentials, arguments);
 }

@@ -1,7 +1,9 @@
 #include "client/cpp/remote_informer.h"
 
+#include <algorithm>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "client/cpp/relist_diff.h"
 
 namespace informerd {
@@ -28,7 +30,8 @@ bool RequiresRelist(const grpc::Status& status) {
 RemoteInformer::RemoteInformer(std::shared_ptr<grpc::Channel> channel,
                                ConnectionOptions connection,
                                RemoteInformerOptions options)
-    : stub_(informerd::v1::Cache::NewStub(std::move(channel))),
+    : channel_(std::move(channel)),
+      stub_(informerd::v1::Cache::NewStub(channel_)),
       connection_(std::move(connection)),
       options_(std::move(options)),
       processor_(&cache_, options_.handler_queue_limit) {}
@@ -93,9 +96,13 @@ void RemoteInformer::Run() {
     {
       absl::MutexLock lock(&mu_);
       if (!status.ok() && !stopping_) {
-        last_error_ =
-            absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                         status.error_message());
+        last_error_ = absl::Status(
+            static_cast<absl::StatusCode>(status.error_code()),
+            absl::StrCat("informerd at ",
+                         connection_.address.empty() ? "(address not given)"
+                                                     : connection_.address,
+                         ": watch ", options_.resource.resource(), ": ",
+                         status.error_message()));
       }
     }
     // A resume point the server no longer has is answered by relisting at
@@ -106,7 +113,15 @@ void RemoteInformer::Run() {
       if (stopping_) return;
       continue;
     }
-    if (!SleepUnlessStopped(backoff.NextDelay())) return;
+    // A server that answered (the channel is connected) gets the whole
+    // delay, so that one refusing is not hammered; an unreachable one is
+    // retried as soon as the channel reconnects.
+    const bool connected = channel_->GetState(/*try_to_connect=*/false) ==
+                           GRPC_CHANNEL_READY;
+    if (!(connected ? SleepUnlessStopped(backoff.NextDelay())
+                    : SleepUntilConnectedUnlessStopped(backoff.NextDelay()))) {
+      return;
+    }
   }
 }
 
@@ -120,10 +135,11 @@ grpc::Status RemoteInformer::WatchOnce(bool* relist,
     return grpc::Status(static_cast<grpc::StatusCode>(prepared.code()),
                         std::string(prepared.message()));
   }
-  // Waits for the channel to connect instead of failing at once while it
-  // is down, so the stream starts as soon as a restarted server accepts
-  // connections (within the channel's reconnect backoff, see Connect).
-  context.set_wait_for_ready(true);
+  // Not wait_for_ready: a server that cannot be reached (refused, not
+  // gRPC, TLS failure) fails the call with the reason, which LastError()
+  // reports; the retry below (at most max_backoff apart) and the channel's
+  // reconnect backoff (capped at 1s, see Connect) still find a restarted
+  // server within about a second.
   if (!BeginCall(&context)) return grpc::Status::CANCELLED;
 
   informerd::v1::WatchRequest request;
@@ -216,6 +232,24 @@ void RemoteInformer::ApplyLiveEvent(const WatchEvent& event) {
       break;
     default:
       break;
+  }
+}
+
+bool RemoteInformer::SleepUntilConnectedUnlessStopped(absl::Duration delay) {
+  // Slices bound how long Stop() waits for this thread.
+  constexpr absl::Duration kSlice = absl::Milliseconds(100);
+  const absl::Time end = absl::Now() + delay;
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopping_) return false;
+    }
+    const absl::Time now = absl::Now();
+    if (now >= end) return true;
+    if (channel_->WaitForConnected(
+            absl::ToChronoTime(std::min(end, now + kSlice)))) {
+      return true;
+    }
   }
 }
 

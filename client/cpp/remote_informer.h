@@ -9,11 +9,11 @@
 // the last resource_version it saw; if the server answers OUT_OF_RANGE or
 // RESOURCE_EXHAUSTED it lists again at once, the same way, and reports only
 // the differences, with vanished objects as deletes with final_state_unknown.
-// While the server is unreachable the stream waits for the channel to
-// reconnect (wait_for_ready), so a restarted server is caught up with as soon
-// as it accepts connections.
+// While the server is unreachable each attempt fails at once with the reason
+// (refused, not gRPC, TLS), which LastError() reports, and the next one
+// starts as soon as the channel connects again.
 // Errors are retried after a jittered backoff (RemoteInformerOptions; reset
-// whenever an event arrives).
+// whenever an event arrives), for as long as the informer runs.
 //
 // Handlers (see SharedProcessor) can be added and removed at any time, each
 // with its own resync period; each runs on its own thread with its own
@@ -130,7 +130,10 @@ class RemoteInformer {
   // The cache, for reads. Valid as long as this informer.
   const LocalCache& Lister() const { return cache_; }
 
-  // Why the last stream ended, if it ended with an error; OK otherwise.
+  // Why the last stream ended, if it ended with an error; OK otherwise. The
+  // code is the stream's; the message reads "informerd at ADDRESS: watch
+  // RESOURCE: " and gRPC's reason (e.g. "... Connection refused", "resource
+  // secrets is not served"). ADDRESS is the ConnectionOptions' address.
   absl::Status LastError() const;
 
  private:
@@ -146,7 +149,13 @@ class RemoteInformer {
   void ApplyLiveEvent(const informerd::v1::WatchEvent& event);
   // False if Stop() was called before the delay ran out.
   bool SleepUnlessStopped(absl::Duration delay);
+  // As SleepUnlessStopped, but returns early once the channel connects, so
+  // a server that was unreachable is used as soon as it accepts
+  // connections (the stream does not wait for it: it fails with the
+  // reason instead).
+  bool SleepUntilConnectedUnlessStopped(absl::Duration delay);
 
+  const std::shared_ptr<grpc::Channel> channel_;
   const std::unique_ptr<informerd::v1::Cache::Stub> stub_;
   const ConnectionOptions connection_;
   const RemoteInformerOptions options_;

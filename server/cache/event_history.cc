@@ -7,10 +7,9 @@
 namespace informerd::cache {
 
 EventHistory::EventHistory(HistoryLimits limits, uint64_t start_version)
-    : limits_(limits), oldest_version_(start_version), latest_version_(start_version) {}
+    : limits_(limits), oldest_version_(start_version) {}
 
 void EventHistory::Append(Event event, absl::Time now) {
-  latest_version_ = std::max(latest_version_, event.resource_version);
   events_.push_back(std::move(event));
   Evict(now);
 }
@@ -19,7 +18,6 @@ void EventHistory::Reset(uint64_t start_version) {
   first_position_ += events_.size();
   events_.clear();
   oldest_version_ = start_version;
-  latest_version_ = start_version;
 }
 
 bool EventHistory::Prepend(std::vector<Event> older, uint64_t from_version) {

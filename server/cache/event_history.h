@@ -34,7 +34,7 @@ class EventHistory {
   // `start_version`: the version the history begins at (before any event).
   EventHistory(HistoryLimits limits, uint64_t start_version);
 
-  // REQUIRES: event.resource_version >= latest_version().
+  // REQUIRES: event.resource_version is not below the last appended one.
   // Appends and evicts what the limits no longer keep (`now` is the clock).
   void Append(Event event, absl::Time now);
 
@@ -64,7 +64,6 @@ class EventHistory {
 
   // The oldest version a watcher may resume from.
   uint64_t oldest_version() const { return oldest_version_; }
-  uint64_t latest_version() const { return latest_version_; }
   size_t size() const { return events_.size(); }
 
  private:
@@ -75,7 +74,6 @@ class EventHistory {
   uint64_t first_position_ = uint64_t{1} << 48;
   // Version before the oldest kept event: resuming from it or later is safe.
   uint64_t oldest_version_;
-  uint64_t latest_version_;
 };
 
 }  // namespace informerd::cache

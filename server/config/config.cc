@@ -323,6 +323,10 @@ class Parser {
          [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
            return p.Seconds(v, k, 1, 86400, &o->stalled_stream_timeout);
          }},
+        {"initialEventsSeconds",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Seconds(v, k, 1, 86400, &o->initial_events_timeout);
+         }},
         {"listSnapshotMaxAgeSeconds",
          [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
            return p.Seconds(v, k, 1, 3600, &o->list_snapshot_max_age);

@@ -145,6 +145,8 @@ struct Config {
   size_t max_page_bytes = 3 << 20;
   // See CacheServiceOptions::stalled_stream_timeout.
   absl::Duration stalled_stream_timeout = absl::Minutes(2);
+  // See CacheServiceOptions::initial_events_timeout.
+  absl::Duration initial_events_timeout = absl::Minutes(10);
   // See CacheServiceOptions::max_list_snapshot_age.
   absl::Duration list_snapshot_max_age = absl::Minutes(5);
   // How each resource's state is read from the API server (flag

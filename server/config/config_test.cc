@@ -26,6 +26,7 @@ bookmarkIntervalSeconds: 30
 maxPageBytes: 100000
 listSnapshotMaxAgeSeconds: 60
 stalledStreamSeconds: 30
+initialEventsSeconds: 45
 )", "test.yaml");
   ASSERT_TRUE(config.ok()) << config.status();
   ASSERT_EQ(config->resources.size(), 2u);
@@ -38,6 +39,7 @@ stalledStreamSeconds: 30
   EXPECT_EQ(config->read_wait, absl::Seconds(5));
   EXPECT_EQ(config->list_snapshot_max_age, absl::Seconds(60));
   EXPECT_EQ(config->stalled_stream_timeout, absl::Seconds(30));
+  EXPECT_EQ(config->initial_events_timeout, absl::Seconds(45));
 }
 
 TEST(Config, ParsesSecurityKeys) {

@@ -48,10 +48,8 @@ class ListPageReader {
   // failed), naming why.
   absl::StatusOr<Page> Finish();
 
-  // Items skipped for want of metadata.name, and whether the body failed
-  // to decode (an item or the envelope).
+  // Items skipped for want of metadata.name.
   uint64_t rejected_objects() const { return rejected_objects_; }
-  bool decode_error() const { return decode_error_; }
 
  private:
   absl::Status HandleItem(std::string* item);
@@ -61,7 +59,6 @@ class ListPageReader {
   ListStreamDecoder decoder_;
   absl::Status status_;
   uint64_t rejected_objects_ = 0;
-  bool decode_error_ = false;
 };
 
 }  // namespace informerd::kube

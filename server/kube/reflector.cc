@@ -274,6 +274,13 @@ absl::Status Reflector::HandleWatchFrame(std::string* frame,
     return absl::OkStatus();
   }
   stats_.events.fetch_add(1);
+  if (log::Enabled(log::Level::kDebug)) {
+    std::string_view ns = json::MetadataString(object->value, "namespace");
+    log::Debug("reflector", absl::StrCat(what, ": ", std::string(type), " ", std::string(ns),
+                                         ns.empty() ? "" : "/",
+                                         std::string(ObjectName(object->value)), " at ",
+                                         std::string(resource_version)));
+  }
   sink_->OnWatchEvent(event_type, object->value);
   return absl::OkStatus();
 }

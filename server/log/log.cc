@@ -49,6 +49,7 @@ void AppendJsonString(std::string* out, std::string_view text) {
 }  // namespace
 
 void SetLevel(Level level) { min_level = static_cast<int>(level); }
+bool Enabled(Level level) { return static_cast<int>(level) >= min_level.load(); }
 void SetJson(bool json) { json_lines = json; }
 
 absl::StatusOr<Level> ParseLevel(std::string_view text) {

@@ -21,6 +21,10 @@ absl::StatusOr<Level> ParseLevel(std::string_view text);
 
 void Write(Level level, std::string_view component, std::string_view message);
 
+// Whether lines of `level` are written: callers building a costly message
+// (one per request or per event) ask first.
+bool Enabled(Level level);
+
 inline void Debug(std::string_view component, std::string_view message) {
   Write(Level::kDebug, component, message);
 }

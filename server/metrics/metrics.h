@@ -22,7 +22,6 @@ class Metrics {
   Metrics();
 
   prometheus::Registry& registry() { return *registry_; }
-  std::shared_ptr<prometheus::Registry> shared_registry() { return registry_; }
 
   // One finished RPC.
   void ObserveRpc(const std::string& method, const std::string& code, double seconds);

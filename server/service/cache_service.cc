@@ -183,7 +183,7 @@ CacheService::CacheService(const ResourceRegistry* registry, metrics::Metrics* m
       rate_limiter_(options.limits.rates),
       token_review_limiter_(options.limits.token_reviews),
       continue_tokens_(options.max_list_snapshot_age),
-      watches_(options.stalled_stream_timeout) {
+      watches_({options.stalled_stream_timeout, options.initial_events_timeout}) {
   if (options_.authorizer != nullptr) {
     review_workers_ = std::make_unique<auth::ReviewWorkers>(/*max_queued=*/1024, /*threads=*/4);
   }

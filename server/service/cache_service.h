@@ -49,6 +49,9 @@ struct CacheServiceOptions {
   // A Watch whose client has not accepted a write for this long ends
   // (RESOURCE_EXHAUSTED, the RPC cancelled), in its initial events as later.
   absl::Duration stalled_stream_timeout = absl::Minutes(2);
+  // A Watch that has not written all its initial events this long after it
+  // started ends the same way, however slowly its client keeps reading.
+  absl::Duration initial_events_timeout = absl::Minutes(10);
   // Null: every caller may read everything served (auth mode none).
   // Otherwise it must outlive the service.
   auth::Authorizer* authorizer = nullptr;

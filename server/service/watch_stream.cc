@@ -50,6 +50,7 @@ WatchStream::WatchStream(informer::Informer* informer, std::string resource_name
       initial_end_pending_(start.has_value() && start->send_initial_events),
       initial_version_(start.has_value() ? start->initial_version : 0),
       initial_charge_(start.has_value() ? std::move(start->initial_charge) : nullptr),
+      started_at_(absl::Now()),
       last_write_(absl::Now()),
       next_recheck_(absl::Now() + options_.recheck_interval) {
   metrics_->WatchersOpen(resource_name_).Increment();
@@ -80,6 +81,7 @@ void WatchStream::OnStarted(absl::StatusOr<WatchStart> start) {
   initial_version_ = start->initial_version;
   initial_charge_ = std::move(start->initial_charge);
   late_permit_ = std::move(start->late_permit);
+  started_at_ = absl::Now();
   PumpLocked();
 }
 
@@ -220,15 +222,26 @@ void WatchStream::End(const grpc::Status& status, const std::string& reason) {
   FinishLocked(status, reason);
 }
 
-void WatchStream::EndIfStalled(absl::Time now, absl::Duration stalled_after) {
+void WatchStream::EndIfStalled(absl::Time now, const StallLimits& limits) {
   {
     absl::MutexLock lock(&mu_);
-    if (finished_ || !write_in_flight_ || now - last_write_ < stalled_after) return;
+    if (finished_) return;
+    std::string why;
+    if (limits.write_wait > absl::ZeroDuration() && write_in_flight_ &&
+        now - last_write_ >= limits.write_wait) {
+      why = absl::StrCat("the client has not read this watch for ",
+                         absl::FormatDuration(limits.write_wait));
+    } else if (limits.initial_events > absl::ZeroDuration() && started_ &&
+               initial_sent_ < initial_.size() && now - started_at_ >= limits.initial_events) {
+      why = absl::StrCat("the client read ", initial_sent_, " of ", initial_.size(),
+                         " initial events in ", absl::FormatDuration(limits.initial_events),
+                         " (limit initialEventsSeconds)");
+    } else {
+      return;
+    }
     metrics_->RequestRejected("Watch", "stalled");
     FinishLocked(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                              absl::StrCat("the client has not read this watch for ",
-                                           absl::FormatDuration(stalled_after),
-                                           "; resume from resource_version ", sent_version_)),
+                              absl::StrCat(why, "; resume from resource_version ", sent_version_)),
                  "stalled");
   }
   // gRPC runs the reactions this causes (OnCancel, OnDone) on its own
@@ -250,8 +263,10 @@ void WatchStream::OnDone() {
   delete this;
 }
 
-WatchRegistry::WatchRegistry(absl::Duration stalled_after) : stalled_after_(stalled_after) {
-  if (stalled_after_ > absl::ZeroDuration()) sweeper_ = std::thread([this] { SweepStalled(); });
+WatchRegistry::WatchRegistry(StallLimits limits) : limits_(limits) {
+  if (limits_.write_wait > absl::ZeroDuration() || limits_.initial_events > absl::ZeroDuration()) {
+    sweeper_ = std::thread([this] { SweepStalled(); });
+  }
 }
 
 WatchRegistry::~WatchRegistry() {
@@ -269,7 +284,7 @@ void WatchRegistry::SweepStalled() {
     if (mu_.AwaitWithTimeout(absl::Condition(&stopping), absl::Seconds(1))) return;
     // As in EndAll: ending a stream does not call back into the registry.
     absl::Time now = absl::Now();
-    for (WatchStream* stream : streams_) stream->EndIfStalled(now, stalled_after_);
+    for (WatchStream* stream : streams_) stream->EndIfStalled(now, limits_);
   }
 }
 

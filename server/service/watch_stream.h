@@ -48,6 +48,16 @@ namespace informerd::service {
 
 class WatchRegistry;
 
+// How long a stream may hold what it cannot send before it ends.
+struct StallLimits {
+  // A write the client has not accepted for this long: it is not reading.
+  absl::Duration write_wait = absl::ZeroDuration();
+  // Initial events not all written this long after the stream started: a
+  // client that takes one message now and then would otherwise keep its
+  // snapshot (and its share of the initial-events budget) for ever.
+  absl::Duration initial_events = absl::ZeroDuration();
+};
+
 struct WatchStreamOptions {
   bool allow_bookmarks = false;
   // What of each object the events carry.
@@ -107,11 +117,12 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   void End(const grpc::Status& status, const std::string& reason);
 
   // Ends the stream if a write has waited for the client longer than
-  // `stalled_after`: the client is not reading, and what the stream holds
-  // (its initial objects, its write) must not stay for ever. The RPC is
-  // cancelled, since a status cannot pass the unread data before it.
-  // `context` is the stream's, for that cancellation.
-  void EndIfStalled(absl::Time now, absl::Duration stalled_after);
+  // `limits.write_wait`, or if it still holds initial events
+  // `limits.initial_events` after it started (a zero limit is not checked):
+  // what the stream holds must not stay for ever. The RPC is cancelled,
+  // since a status cannot pass the unread data before it. `context` is the
+  // stream's, for that cancellation.
+  void EndIfStalled(absl::Time now, const StallLimits& limits);
   void set_context(grpc::CallbackServerContext* context) { context_ = context; }
 
   void OnWriteDone(bool ok) override;
@@ -167,6 +178,9 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   uint64_t initial_version_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<limits::ConcurrencyLimiter::Permit> initial_charge_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<limits::ConcurrencyLimiter::Permit> late_permit_ ABSL_GUARDED_BY(mu_);
+  // When the stream started; its initial events must be written within
+  // StallLimits::initial_events of it.
+  absl::Time started_at_ ABSL_GUARDED_BY(mu_);
   // The last version sent (event or bookmark): the client's resume point.
   uint64_t sent_version_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Time last_write_ ABSL_GUARDED_BY(mu_);
@@ -182,9 +196,9 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 // The open streams, so shutdown can end them all with UNAVAILABLE.
 class WatchRegistry {
  public:
-  // With stalled_after > 0, a thread ends every second the streams whose
-  // client has not accepted a write for that long (EndIfStalled).
-  explicit WatchRegistry(absl::Duration stalled_after = absl::ZeroDuration());
+  // With a non-zero limit, a thread ends every second the streams past it
+  // (EndIfStalled).
+  explicit WatchRegistry(StallLimits limits = {});
   ~WatchRegistry();
   WatchRegistry(const WatchRegistry&) = delete;
   WatchRegistry& operator=(const WatchRegistry&) = delete;
@@ -198,7 +212,7 @@ class WatchRegistry {
  private:
   void SweepStalled();
 
-  const absl::Duration stalled_after_;
+  const StallLimits limits_;
   mutable absl::Mutex mu_;
   std::vector<WatchStream*> streams_ ABSL_GUARDED_BY(mu_);
   bool ended_ ABSL_GUARDED_BY(mu_) = false;

@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 try:
     import yaml
@@ -316,6 +317,23 @@ def check_generated_certificate(r):
         cert_key = subprocess.run(["openssl", "x509", "-in", paths["tls.crt"], "-noout", "-pubkey"],
                                   capture_output=True, text=True).stdout
         r.expect(key and key == cert_key, "tls.key does not belong to tls.crt")
+        # A year for the server certificate, renewed by upgrades; ten for
+        # the CA clients trust (finding 8: both were ten years).
+        for path, days in ((paths["tls.crt"], 365), (paths["ca.crt"], 3650)):
+            lasts = subprocess.run(["openssl", "x509", "-in", path, "-noout", "-checkend",
+                                    str((days - 1) * 86400)], capture_output=True, text=True)
+            ends = subprocess.run(["openssl", "x509", "-in", path, "-noout", "-checkend",
+                                   str((days + 1) * 86400)], capture_output=True, text=True)
+            r.expect(lasts.returncode == 0 and ends.returncode != 0,
+                     f"{path}: not valid for {days} days")
+    not_after = int(secret["metadata"]["annotations"]["informerd.io/not-after"])
+    r.expect(abs(not_after - (time.time() + 365 * 86400)) < 3600,
+             f"informerd.io/not-after {not_after} is not a year from now")
+    ca = r.one("Secret", f"{FULLNAME}-ca")
+    r.expect(sorted(ca["data"]) == ["ca.crt", "ca.key"] and ca["data"]["ca.crt"] == secret["data"]["ca.crt"],
+             "CA Secret: the ca.crt of the TLS Secret, and its key")
+    mounted = [v["secret"]["secretName"] for v in r.volumes().values() if "secret" in v]
+    r.expect(f"{FULLNAME}-ca" not in mounted, "the CA's key is mounted nowhere")
 
 
 def cluster_role(r):
@@ -346,6 +364,12 @@ def check_default(r):
     accepted = [a for a in args if a.startswith(("--allow-", "--client-ca", "--http-tls"))]
     r.expect(not accepted, f"default: no risk accepted, no optional flag: {accepted}")
     check_generated_certificate(r)
+    # The binary's 2 GiB of initial events would exceed the pod's 1 Gi.
+    limits = r.config().get("limits", {})
+    r.expect(limits.get("maxInitialBytes") == 256 << 20
+             and limits.get("maxInitialBytesPerIdentity") == 64 << 20,
+             f"default: initial events budgeted to a quarter of 1Gi, a caller a quarter of that, got {limits}")
+    r.expect(r.config().get("initialEventsSeconds") == 600, "default: initialEventsSeconds 600")
     r.expect(not r.all("Certificate") and not r.all("Issuer"), "default: no cert-manager objects")
     for kind in ("ServiceMonitor", "NetworkPolicy", "HorizontalPodAutoscaler"):
         r.expect(not r.all(kind), f"{kind} rendered while disabled")

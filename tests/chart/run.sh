@@ -11,7 +11,8 @@
 # Against the control plane of the environment
 # (eval "$(hack/control-plane.sh env)"), reported skipped without one:
 #   every object of every values set through the API server's dry run;
-#   the generated certificate kept across upgrades (lookup);
+#   the generated certificate kept across upgrades (lookup), and renewed
+#   with the same CA near its end;
 #   the RBAC proof: the chart's ServiceAccount and (Cluster)Roles applied
 #   for real, bazel-bin/server/informerd run locally with the Deployment's
 #   own flags (tests/chart/local_command.py: --auth-mode=kubernetes, TLS
@@ -276,6 +277,14 @@ run_offline_checks() {
     expect_refused "/config/resources/0" --set-json 'config.resources=[{"resource":"pods","nodeName":"a"}]'
   run_case "schema refuses config.maxPageBytes out of range" \
     expect_refused "/config/maxPageBytes" --set config.maxPageBytes=100
+  run_case "template refuses config.limits.maxInitialBytes at or above the memory limit" \
+    expect_refused "config.limits.maxInitialBytes: 2147483648 is not below resources.limits.memory" \
+    --set config.limits.maxInitialBytes=2147483648
+  run_case "template refuses a memory limit it cannot read" \
+    expect_refused 'resources.limits.memory: "lots" is not a memory quantity' \
+    --set resources.limits.memory=lots
+  run_case "schema refuses an unknown config.limits key" \
+    expect_refused "/config/limits" --set config.limits.maxWatchez=1
   run_case "schema refuses an unknown top-level value" \
     expect_refused "additional properties 'replicas'" --set replicas=3
   run_case "schema refuses a bad logLevel" \
@@ -355,20 +364,50 @@ cert_manager_crds() {
 # against the cluster (lookup) gives the Secret the first one stored.
 generated_certificate_kept() {
   local namespace="chart-tls-$suffix" first="$work/tls-first.yaml" second="$work/tls-second.yaml"
+  local renewed="$work/tls-renewed.yaml"
   ensure_namespace "$namespace"
-  "$helm" template "$release" "$chart" --namespace "$namespace" -s templates/tls-secret.yaml \
-    --dry-run=server >"$first"
+  render_tls() {
+    "$helm" template "$release" "$chart" --namespace "$namespace" -s templates/tls-secret.yaml \
+      --dry-run=server >"$1"
+  }
+  # One key of a rendered file's Secret (NAME), base64 as rendered.
+  secret_key() {
+    python3 -c 'import sys, yaml
+for o in yaml.safe_load_all(open(sys.argv[1])):
+    if o and o["metadata"]["name"] == sys.argv[2]: print(o["data"][sys.argv[3]])' "$@"
+  }
+  render_tls "$first"
   "$kubectl" apply -f "$first"
-  # As helm install would have left it: owned by the release.
-  "$kubectl" annotate -n "$namespace" secret "$fullname-tls" \
+  # As helm install would have left them: owned by the release.
+  "$kubectl" annotate -n "$namespace" secret "$fullname-tls" "$fullname-ca" \
     meta.helm.sh/release-name="$release" meta.helm.sh/release-namespace="$namespace"
-  "$helm" template "$release" "$chart" --namespace "$namespace" -s templates/tls-secret.yaml \
-    --dry-run=server >"$second"
-  local before after
-  before="$(grep -E '^  (ca|tls)\.(crt|key):' "$first" | sha256sum)"
-  after="$(grep -E '^  (ca|tls)\.(crt|key):' "$second" | sha256sum)"
-  echo "first render: $before; second: $after"
-  [[ "$(grep -cE '^  (ca|tls)\.(crt|key):' "$first")" == 3 && "$before" == "$after" ]]
+  render_tls "$second"
+  local key
+  for key in ca.crt tls.crt tls.key; do
+    [[ -n "$(secret_key "$first" "$fullname-tls" "$key")" &&
+      "$(secret_key "$first" "$fullname-tls" "$key")" == "$(secret_key "$second" "$fullname-tls" "$key")" ]] || {
+      echo "an upgrade changed $key, far from the certificate's end"
+      return 1
+    }
+  done
+  # Within renewBeforeDays (30) of its end, an upgrade signs a new server
+  # certificate with the same CA.
+  "$kubectl" annotate -n "$namespace" --overwrite secret "$fullname-tls" \
+    informerd.io/not-after="$(($(date +%s) + 5 * 86400))"
+  render_tls "$renewed"
+  [[ "$(secret_key "$renewed" "$fullname-tls" tls.crt)" != "$(secret_key "$first" "$fullname-tls" tls.crt)" ]] || {
+    echo "the certificate was not renewed 5 days before its end"
+    return 1
+  }
+  [[ "$(secret_key "$renewed" "$fullname-tls" ca.crt)" == "$(secret_key "$first" "$fullname-tls" ca.crt)" &&
+    "$(secret_key "$renewed" "$fullname-ca" ca.key)" == "$(secret_key "$first" "$fullname-ca" ca.key)" ]] || {
+    echo "renewal changed the CA clients trust"
+    return 1
+  }
+  secret_key "$renewed" "$fullname-tls" ca.crt | base64 -d >"$work/tls-ca.crt"
+  secret_key "$renewed" "$fullname-tls" tls.crt | base64 -d >"$work/tls-renewed.crt"
+  openssl verify -CAfile "$work/tls-ca.crt" "$work/tls-renewed.crt"
+  openssl x509 -in "$work/tls-renewed.crt" -noout -checkend $((364 * 86400))
 }
 
 # Every object the chart renders for the set, hooks included, must pass the
@@ -708,13 +747,13 @@ run_cluster_checks() {
     local set
     for set in "${value_sets[@]}"; do skip_case "server dry run ($set)" "$reason"; done
     skip_case "rbac: informerd as the chart's ServiceAccount" "$reason"
-    skip_case "generated certificate kept across upgrades (lookup)" "$reason"
+    skip_case "generated certificate kept across upgrades, renewed near its end (lookup)" "$reason"
     skip_case "tier leaf: informerd reading the chart's root" "$reason"
     return 0
   fi
   run_case "ServiceMonitor CRD (stand-in) established" servicemonitor_crd
   run_case "cert-manager CRDs (stand-in) established" cert_manager_crds
-  run_case "generated certificate kept across upgrades (lookup)" generated_certificate_kept
+  run_case "generated certificate kept across upgrades, renewed near its end (lookup)" generated_certificate_kept
   run_case "PodDisruptionBudget version the server serves" pdb_version_matches_server
   run_case "HorizontalPodAutoscaler version the server serves" hpa_version_matches_server
   local set

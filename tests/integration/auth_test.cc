@@ -1140,6 +1140,50 @@ TEST_F(LimitsTest, StalledWatchesEnd) {
   }
 }
 
+// A client that keeps reading, but too slowly to ever finish its initial
+// events, holds its snapshot no longer than initial_events_timeout: each
+// read accepts a write well within stalled_stream_timeout, so only the
+// initial-events deadline ends it.
+TEST_F(LimitsTest, ASlowReaderOfInitialEventsEndsAtTheirDeadline) {
+  std::string ns = CreateTestNamespace("limits-trickle");
+  const std::string data(4000, 'd');
+  constexpr int kObjects = 100;
+  for (int i = 0; i < kObjects; ++i) CreateConfigMap(ns, absl::StrCat("cm-", i), {}, data);
+  InProcessServerOptions options;
+  options.service.stalled_stream_timeout = absl::Seconds(3);
+  options.service.initial_events_timeout = absl::Seconds(4);
+  InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
+  server.WaitSynced();
+  std::unique_ptr<v1::Cache::Stub> stub = NonReadingClient(server.port());
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
+  auto reader = stub->Watch(&context, WatchList(ns));
+  absl::Time opened = absl::Now();
+  v1::WatchEvent event;
+  int events = 0;
+  bool initial_end = false;
+  // The attack itself is the pacing: one message every 300 ms would take
+  // 30 s to read the 100 objects.
+  while (reader->Read(&event)) {
+    ++events;
+    if (event.initial_events_end()) initial_end = true;
+    absl::SleepFor(absl::Milliseconds(300));
+  }
+  grpc::Status status = reader->Finish();
+  EXPECT_FALSE(initial_end);
+  EXPECT_LT(events, kObjects);
+  // Finish's status races the cancellation that follows it.
+  EXPECT_TRUE(status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED ||
+              status.error_code() == grpc::StatusCode::CANCELLED)
+      << status.error_code() << " " << status.error_message();
+  EXPECT_LT(absl::Now() - opened, absl::Seconds(15));
+  absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (server.open_watches() > 0 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(20));  // polling a condition
+  }
+  EXPECT_EQ(server.open_watches(), 0u);
+}
+
 // The initial events a caller's streams hold until written are budgeted:
 // its first WatchList is admitted whatever its size, a second one while the
 // first is unread is refused, and reading the first frees the budget.

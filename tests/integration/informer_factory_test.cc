@@ -16,11 +16,13 @@
 #include <gtest/gtest.h>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
+#include "client/cpp/connection.h"
 #include "client/cpp/recording_handler.h"
 #include "client/cpp/shared_informer_factory.h"
 #include "tests/integration/live_cluster.h"
@@ -114,6 +116,33 @@ class InformerFactoryTest : public ::testing::Test {
   std::string ns_;
   InProcessServer server_;
 };
+
+// A resource the real informerd does not serve (it serves configmaps;
+// secrets exist in the apiserver) is reported by LastError() within 5s,
+// naming the server, the resource and the reason.
+TEST_F(InformerFactoryTest, UnservedResourceIsReportedInLastError) {
+  client::ConnectionOptions connection;
+  connection.address = absl::StrCat("127.0.0.1:", server_.port());
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = client::Connect(connection);
+  ASSERT_TRUE(channel.ok()) << channel.status();
+  RemoteInformerOptions options;
+  options.resource.set_resource("secrets");
+  RemoteInformer informer(*channel, connection, options);
+  informer.Start();
+  const absl::Time deadline = absl::Now() + absl::Seconds(5);
+  absl::Status error;
+  while (absl::Now() < deadline) {
+    error = informer.LastError();
+    if (!error.ok()) break;
+    absl::SleepFor(absl::Milliseconds(20));  // Polling the informer's thread.
+  }
+  informer.Stop();
+  EXPECT_EQ(error.code(), absl::StatusCode::kNotFound) << error;
+  EXPECT_TRUE(absl::StrContains(error.message(), connection.address) &&
+              absl::StrContains(error.message(), "secrets") &&
+              absl::StrContains(error.message(), "not served"))
+      << error;
+}
 
 TEST_F(InformerFactoryTest, SharesInformersByKeyAndStartsThoseNotStarted) {
   CreateConfigMap(ns_, "a", {{"app", "x"}});

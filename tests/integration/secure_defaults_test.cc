@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -145,6 +146,40 @@ TEST(SecureDefaults, DefaultGrpcAddressIsLoopback) {
   InformerdProcess informerd({"--helpfull"}, "helpfull.log");
   informerd.WaitForExit(absl::Seconds(20));
   EXPECT_THAT(informerd.Log(), HasSubstr("default: \"127.0.0.1:50051\""));
+}
+
+// The status of one call to gRPC server reflection: a message, then the
+// client's half-close, so the method's type (a bidi stream) does not matter.
+grpc::StatusCode CallReflection(const std::shared_ptr<grpc::Channel>& channel) {
+  grpc::GenericStub stub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  grpc::CompletionQueue queue;
+  grpc::ByteBuffer request;
+  grpc::ByteBuffer response;
+  grpc::Status status;
+  auto call = stub.PrepareUnaryCall(
+      &context, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", request, &queue);
+  call->StartCall();
+  call->Finish(&response, &status, nullptr);
+  void* tag = nullptr;
+  bool ok = false;
+  queue.Next(&tag, &ok);
+  queue.Shutdown();
+  while (queue.Next(&tag, &ok)) {
+  }
+  return status.error_code();
+}
+
+// Reflection would answer without a token, so informerd does not serve it
+// (grpcurl reads proto/informerd/v1/informerd.proto instead): a default
+// install tells a peer without a token nothing, not even its schema.
+TEST(SecureDefaults, ReflectionIsNotServed) {
+  Ports ports;
+  InformerdProcess informerd(Flags(ports, "127.0.0.1", {}), "reflection.log");
+  ASSERT_TRUE(Eventually([&] { return Ready(ports); }, absl::Seconds(30))) << informerd.Log();
+  EXPECT_EQ(CallReflection(Plaintext(ports)), grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_EQ(informerd.Stop(), 0) << informerd.Log();
 }
 
 TEST(SecureDefaults, TokensOverPlaintextOnAllInterfacesAreRefused) {

@@ -12,6 +12,13 @@ Cases:
                    /readyz probe, which answers only once every resource is
                    synced.
   helm-test        `helm test` runs the chart's test pod, which passes.
+  attack-admin     a pod of another namespace, with no token and no RBAC,
+                   floods one informerd pod's admin port (its IP, 8080)
+                   for 45 s with 1000 connections trickling their requests
+                   and two chunked POST streams (tests/node/admin_flood.py,
+                   issue 26, finding 2); the kubelet's probes on that port
+                   never fail: the pod stays Ready, no Unhealthy event, no
+                   restart, and the attacker's own probes all answer.
   clients          the Go controller-runtime and Java client-java example
                    controllers and the Python and C++ example informers in
                    pods reach informerd through the Service's
@@ -68,6 +75,8 @@ APPS_NAMESPACE = "informerd-apps"
 AUDIENCE = "informerd"
 GRPC_TARGET = "%s.%s.svc:50051" % (RELEASE, NAMESPACE)
 LEAF_TARGET = "%s.%s.svc:50051" % (LEAF_RELEASE, LEAF_NAMESPACE)
+ATTACKER_NAMESPACE = "informerd-attacker"
+ATTACK_SECONDS = 45
 TIMEOUT = "300s"
 
 
@@ -349,6 +358,80 @@ class NodeSuite:
                    namespace=NAMESPACE)
         case.log(out.strip().replace("\n", "\n    "))
 
+    def case_attack_admin(self, case: TestCase) -> None:
+        target = sorted(release_pods(NAMESPACE, RELEASE), key=lambda p: p["metadata"]["name"])[0]
+        name = target["metadata"]["name"]
+        restarts = target["status"]["containerStatuses"][0]["restartCount"]
+        kubectl("create", "namespace", ATTACKER_NAMESPACE)
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "admin_flood.py")) as f:
+            script = f.read()
+        kubectl_apply([
+            {"apiVersion": "v1", "kind": "ConfigMap",
+             "metadata": {"name": "admin-flood", "namespace": ATTACKER_NAMESPACE},
+             "data": {"admin_flood.py": script}},
+            {"apiVersion": "v1", "kind": "Pod",
+             "metadata": {"name": "admin-flood", "namespace": ATTACKER_NAMESPACE},
+             "spec": {
+                 "restartPolicy": "Never",
+                 "automountServiceAccountToken": False,
+                 "securityContext": {"runAsNonRoot": True, "runAsUser": 65532},
+                 "containers": [{
+                     "name": "attacker", "image": self.images["python"],
+                     "imagePullPolicy": "Never",
+                     "command": ["python3", "/attack/admin_flood.py",
+                                 "%s:8080" % target["status"]["podIP"],
+                                 "--connections", "1000", "--posts", "2",
+                                 "--seconds", str(ATTACK_SECONDS)],
+                     "volumeMounts": [{"name": "attack", "mountPath": "/attack"}],
+                 }],
+                 "volumes": [{"name": "attack", "configMap": {"name": "admin-flood"}}],
+             }},
+        ])
+        started = time.time()
+        not_ready = []
+
+        def attack_over() -> bool:
+            pod = kubectl_json("get", "pod", "-n", NAMESPACE, name)
+            if not pod_ready(pod):
+                not_ready.append(round(time.time() - started, 1))
+            phase = kubectl_json("get", "pod", "-n", ATTACKER_NAMESPACE, "admin-flood")[
+                "status"].get("phase")
+            return phase in ("Succeeded", "Failed")
+        wait_for(attack_over, ATTACK_SECONDS + 180, "the attacker pod to finish",
+                 ATTACKER_NAMESPACE)
+        report = kubectl("logs", "-n", ATTACKER_NAMESPACE, "admin-flood").strip().splitlines()
+        result = json.loads(report[-1]) if report and report[-1].startswith("{") else None
+        if result is None:
+            raise HarnessError("the attacker printed no result:\n%s"
+                               % diagnose(ATTACKER_NAMESPACE))
+        case.log("attacker on %s: %s" % (name, json.dumps(result)))
+        pod = kubectl_json("get", "pod", "-n", NAMESPACE, name)
+        events = kubectl_json("get", "events", "-n", NAMESPACE,
+                              "--field-selector", "involvedObject.name=%s,reason=Unhealthy" % name)
+        # Probes that failed while the pod started (connection refused) are
+        # older than the attack.
+        since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started - 1))
+        unhealthy = [e.get("message", "") for e in events["items"]
+                     if (e.get("lastTimestamp") or e.get("eventTime") or "") >= since]
+        problems = []
+        if result["trickle_connections_opened"] < 1000 or result["probes"] < ATTACK_SECONDS - 5:
+            problems.append("the attack did not run as asked: %s" % result)
+        if not_ready:
+            problems.append("pod %s was not Ready at %s s into the attack" % (name, not_ready))
+        if unhealthy:
+            problems.append("the kubelet's probes failed: %s" % unhealthy)
+        if pod["status"]["containerStatuses"][0]["restartCount"] != restarts:
+            problems.append("pod %s restarted" % name)
+        if result["probes_failed"]:
+            problems.append("%d of the attacker's %d probes of /healthz failed"
+                            % (result["probes_failed"], result["probes"]))
+        if problems:
+            raise HarnessError("; ".join(problems))
+        case.log("pod %s stayed Ready with no failed probe and no restart; the attacker's "
+                 "%d probes of /healthz took at most %.3f s"
+                 % (name, result["probes"], result["probe_max_seconds"]))
+        kubectl("delete", "namespace", ATTACKER_NAMESPACE, "--wait=false")
+
     def setup_clients_namespace(self) -> None:
         """The clients' namespace: their ServiceAccount, its grants (list and
         watch configmaps in the apps namespace, which informerd checks with
@@ -533,7 +616,7 @@ class NodeSuite:
 # Every client library: the adapters' example controllers and the
 # libraries' own example informers, each in a pod of its own.
 CLIENT_LANGS = ("go-controller-runtime", "java-kubernetes-client", "python", "cpp")
-CASES = ["images", "install", "helm-test", "clients", "upgrade", "eviction", "tier", "uninstall"]
+CASES = ["images", "install", "helm-test", "attack-admin", "clients", "upgrade", "eviction", "tier", "uninstall"]
 
 
 def main() -> int:

@@ -233,12 +233,61 @@ informerd's --config file (format: server/config/config.h).
 {{- fail "config.history.minEvents: must not exceed config.history.maxEvents" }}
 {{- end }}
 {{- end }}
-{{- $config := omit .Values.config "resources" }}
+{{- $config := omit .Values.config "resources" "limits" }}
 {{- $_ := set $config "resources" (include "informerd.resources" . | fromYamlArray) }}
+{{- with include "informerd.limits" . | fromYaml }}
+{{- $_ := set $config "limits" . }}
+{{- end }}
 {{- with include "informerd.upstreamConfig" . }}
 {{- $config = merge $config (fromYaml .) }}
 {{- end }}
 {{- toYaml $config }}
+{{- end }}
+
+{{/*
+config.limits, with the initial-events budget fitted to the pod's memory
+limit (values.yaml, config.limits).
+*/}}
+{{- define "informerd.limits" -}}
+{{- $limits := deepCopy (.Values.config.limits | default dict) }}
+{{- $memory := (.Values.resources.limits | default dict).memory }}
+{{- if $memory }}
+{{- $bytes := include "informerd.quantityBytes" (dict "value" $memory "path" "resources.limits.memory") | int64 }}
+{{- if hasKey $limits "maxInitialBytes" }}
+{{- if ge (int64 $limits.maxInitialBytes) $bytes }}
+{{- fail (printf "config.limits.maxInitialBytes: %v is not below resources.limits.memory (%v = %d bytes): streams holding initial events alone could exceed the pod's memory" $limits.maxInitialBytes $memory $bytes) }}
+{{- end }}
+{{- else }}
+{{- $_ := set $limits "maxInitialBytes" (div $bytes 4) }}
+{{- end }}
+{{- $quarter := div (int64 $limits.maxInitialBytes) 4 }}
+{{- if and (not (hasKey $limits "maxInitialBytesPerIdentity")) (lt $quarter 268435456) }}
+{{- $_ := set $limits "maxInitialBytesPerIdentity" $quarter }}
+{{- end }}
+{{- end }}
+{{- if $limits }}
+{{- toYaml $limits }}
+{{- end }}
+{{- end }}
+
+{{/*
+A Kubernetes quantity as bytes: dict "value" QUANTITY "path" VALUES_PATH.
+Binary (Ki..Ei) and decimal (k..E) suffixes; fails naming the path for
+anything else.
+*/}}
+{{- define "informerd.quantityBytes" -}}
+{{- $text := toString .value }}
+{{- $number := regexFind "^[0-9]+(\\.[0-9]+)?" $text }}
+{{- $suffix := trimPrefix $number $text }}
+{{- $units := dict "" 1 "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776 "Pi" 1125899906842624 "Ei" 1152921504606846976 "k" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 "P" 1000000000000000 "E" 1000000000000000000 }}
+{{- if or (not $number) (not (hasKey $units $suffix)) }}
+{{- fail (printf "%s: %q is not a memory quantity (e.g. 1Gi, 512Mi, 1G)" .path $text) }}
+{{- end }}
+{{- if contains "." $number }}
+{{- mulf (float64 $number) (get $units $suffix) | int64 }}
+{{- else }}
+{{- mul (int64 $number) (get $units $suffix) }}
+{{- end }}
 {{- end }}
 
 {{/*

@@ -41,7 +41,8 @@ var resolverCount int64
 // Dial returns a connection to informerd configured by opts. Like
 // grpc.Dial it does not wait for the server: calls fail with UNAVAILABLE
 // (and informers retry) until it is reachable; a lost connection is retried
-// at most 1s apart. extra options are appended and win over Dial's, e.g.
+// at most 1s apart. The message of every failed call starts "informerd at
+// ADDRESSES: ". extra options are appended and win over Dial's, e.g.
 // grpc.WithBlock(). The caller closes the connection.
 func Dial(ctx context.Context, opts Options, extra ...grpc.DialOption) (*grpc.ClientConn, error) {
 	target, dialOptions, err := dialSettings(opts)
@@ -83,6 +84,7 @@ func dialSettings(opts Options) (string, []grpc.DialOption, error) {
 	if opts.CallTimeout > 0 {
 		dialOptions = append(dialOptions, grpc.WithChainUnaryInterceptor(defaultDeadline(opts.CallTimeout)))
 	}
+	dialOptions = append(dialOptions, namingErrors(opts.Addresses)...)
 	return target, dialOptions, nil
 }
 

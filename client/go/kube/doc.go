@@ -25,5 +25,12 @@
 //     relists; other gRPC codes become the apiserver's equivalents;
 //   - UNAVAILABLE (a restarting informerd) is retried inside the adapter,
 //     within about a second of the server being back: a watch resumes from
-//     its last resourceVersion without the Reflector noticing.
+//     its last resourceVersion without the Reflector noticing (for up to
+//     30s); a List retries for 2s.
+//
+// Failures reach the Reflector's WatchErrorHandler: calls do not wait for a
+// server that cannot be reached, so a List against a wrong address, a
+// server that is not gRPC, a failed TLS handshake or a refused token ends
+// with an error that says why (and, on a connection from connection.Dial,
+// names the address), and the Reflector retries with its own backoff.
 package kube

@@ -12,8 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
-
-	"google.golang.org/grpc"
+	"k8s.io/klog/v2"
 
 	"github.com/informerd/informerd/client/go/informerdv1"
 	"github.com/informerd/informerd/client/go/internal/retry"
@@ -31,6 +30,13 @@ type ListerWatcher struct {
 	codec         *codec
 	retryInitial  time.Duration
 	retryMax      time.Duration
+	// listRetryFor bounds how long one List retries UNAVAILABLE before it
+	// returns the error to the Reflector, which reports it (its
+	// WatchErrorHandler) and retries with its own backoff.
+	listRetryFor time.Duration
+	// resumeFor bounds how long a watch that has been receiving tries to
+	// resume a broken stream before it ends with the error.
+	resumeFor time.Duration
 }
 
 var (
@@ -132,6 +138,8 @@ func newListerWatcher(client informerdv1.CacheClient, resource schema.GroupVersi
 		codec:         c,
 		retryInitial:  100 * time.Millisecond,
 		retryMax:      time.Second,
+		listRetryFor:  defaultListRetryFor,
+		resumeFor:     defaultResumeFor,
 	}
 }
 
@@ -157,22 +165,45 @@ func (lw *ListerWatcher) Watch(options metav1.ListOptions) (watch.Interface, err
 	return lw.WatchWithContext(context.Background(), options)
 }
 
+// defaultListRetryFor: long enough for a restarting informerd's next
+// connection attempt (at most 1s apart, see connection.Dial), short enough
+// that a wrong address is reported within a few seconds, as client-go's
+// "failed to list" is against a dead apiserver.
+const defaultListRetryFor = 2 * time.Second
+
+// defaultResumeFor: a watch that was receiving rides out an informerd
+// restart (seconds) without a relist; longer than the Reflector's largest
+// backoff (30s), a server that stays away is reported and the Reflector
+// relists, as it would after the apiserver's watch failed.
+const defaultResumeFor = 30 * time.Second
+
 // ListWithContext lists as the apiserver would: resourceVersion "" or "0"
 // is the latest state, another is "not older than" (resourceVersionMatch
 // Exact is refused); limit and continue page. A server that is unreachable
-// or not yet synced (UNAVAILABLE) is retried until ctx ends.
+// or not yet synced (UNAVAILABLE) is retried for about 2s, then the error
+// (a 503 whose message names the server, when the connection comes from
+// connection.Dial, and the reason) is returned: the Reflector reports it to
+// its WatchErrorHandler and lists again after its backoff.
 func (lw *ListerWatcher) ListWithContext(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
 	req, err := lw.listRequest(options)
 	if err != nil {
 		return nil, err
 	}
 	backoff := retry.NewBackoff(lw.retryInitial, lw.retryMax)
+	deadline := time.Now().Add(lw.listRetryFor)
 	for {
-		resp, err := lw.client.List(ctx, req, grpc.WaitForReady(true))
+		// Not WaitForReady: a call on a connection that cannot be made
+		// fails with the reason (refused, TLS, not gRPC) instead of
+		// waiting for a server that may never come.
+		resp, err := lw.client.List(ctx, req)
 		if err == nil {
 			return lw.codec.list(resp)
 		}
-		if !transient(err) || !backoff.Wait(ctx) {
+		if !transient(err) || time.Now().After(deadline) {
+			return nil, lw.wrap("list", err)
+		}
+		klog.FromContext(ctx).V(4).Info("List failed - retrying", "resource", lw.resource.String(), "err", err)
+		if !backoff.Wait(ctx) {
 			return nil, lw.wrap("list", err)
 		}
 	}

@@ -10,8 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/klog/v2"
 
-	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/informerd/informerd/client/go/internal/retry"
@@ -39,14 +39,17 @@ type watchPlan struct {
 //     state as ADDED events, then changes (the legacy watch);
 //   - another resourceVersion: every change after it.
 //
-// When the stream breaks because informerd is unreachable or restarting, the
-// watch resumes by itself from the last resourceVersion it delivered, so the
-// caller sees no gap and no error; during initial events (before their end
-// bookmark) the result channel is closed instead, and the caller starts
-// over, as after an apiserver watch timeout. Errors arrive as one ERROR
-// event holding a metav1.Status (410 Expired when informerd's history no
-// longer covers the resume point), after which the channel is closed.
-// timeoutSeconds ends the watch cleanly.
+// When the stream of a watch that has been receiving breaks because informerd
+// is unreachable or restarting, the watch resumes by itself from the last
+// resourceVersion it delivered, so the caller sees no gap and no error, for
+// up to 30s; during initial events (before their end bookmark) the result
+// channel is closed instead, and the caller starts over, as after an
+// apiserver watch timeout. Errors arrive as one ERROR event holding a
+// metav1.Status (410 Expired when informerd's history no longer covers the
+// resume point; 503 naming the server and the reason when it cannot be
+// reached: at once for a watch that never received anything, after 30s for
+// one that did), after which the channel is closed. timeoutSeconds ends the
+// watch cleanly.
 func (lw *ListerWatcher) WatchWithContext(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
 	plan, err := lw.watchPlan(options)
 	if err != nil {
@@ -117,6 +120,12 @@ type watchState struct {
 	initial  bool   // still in the initial events
 	sentAny  bool   // delivered an event of the initial events
 	resumeRV string // the last version delivered after the initial events
+	// received: some stream of this watch delivered an event, so the
+	// server was there; a watch that never reached it reports at once.
+	received bool
+	// failingSince: when the streams started failing in a row; zero while
+	// one is receiving.
+	failingSince time.Time
 }
 
 func (w *watcher) run(ctx context.Context, lw *ListerWatcher, plan *watchPlan) {
@@ -131,6 +140,14 @@ func (w *watcher) run(ctx context.Context, lw *ListerWatcher, plan *watchPlan) {
 			return
 		}
 		if transient(err) || errors.Is(err, io.EOF) {
+			now := time.Now()
+			if state.failingSince.IsZero() {
+				state.failingSince = now
+			}
+			if transient(err) && (!state.received || now.Sub(state.failingSince) > lw.resumeFor) {
+				w.send(ctx, watch.Event{Type: watch.Error, Object: statusOf(lw.wrap("watch", err))})
+				return
+			}
 			switch {
 			case state.initial && state.sentAny, !state.initial && state.resumeRV == "":
 				// No exact resume point: the caller starts over.
@@ -140,6 +157,7 @@ func (w *watcher) run(ctx context.Context, lw *ListerWatcher, plan *watchPlan) {
 				resumed.SendInitialEvents, resumed.ResourceVersion = false, state.resumeRV
 				req = resumed
 			}
+			klog.FromContext(ctx).V(4).Info("Watch failed - resuming", "resource", lw.resource.String(), "resourceVersion", req.ResourceVersion, "err", err)
 			if !backoff.Wait(ctx) {
 				return
 			}
@@ -154,7 +172,8 @@ func (w *watcher) run(ctx context.Context, lw *ListerWatcher, plan *watchPlan) {
 func (w *watcher) stream(ctx context.Context, lw *ListerWatcher, plan *watchPlan, req *informerdv1.WatchRequest, state *watchState, backoff *retry.Backoff) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stream, err := lw.client.Watch(ctx, req, grpc.WaitForReady(true))
+	// Not WaitForReady, as in List: an unreachable server is an error.
+	stream, err := lw.client.Watch(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -164,6 +183,7 @@ func (w *watcher) stream(ctx context.Context, lw *ListerWatcher, plan *watchPlan
 			return err
 		}
 		backoff.Reset()
+		state.received, state.failingSince = true, time.Time{}
 		var out watch.Event
 		switch ev.GetType() {
 		case informerdv1.WatchEvent_BOOKMARK:

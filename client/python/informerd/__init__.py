@@ -17,7 +17,7 @@ from informerd.decode import DecodeError, decode, decode_as
 from informerd.diff import Change, ChangeType, diff_relist
 from informerd.factory import InformerKey, SharedInformerFactory
 from informerd.handlers import HandlerFuncs, ResourceEventHandler
-from informerd.informer import Informer
+from informerd.informer import Informer, InformerError
 from informerd.models import decode_model
 from informerd.processor import (DEFAULT_HANDLER_QUEUE_LIMIT,
                                  HandlerRegistration)
@@ -33,7 +33,7 @@ __all__ = [
     "Backoff", "BearerToken", "CachedObject", "Change", "ChangeType",
     "ConnectionOptions", "DEFAULT_HANDLER_QUEUE_LIMIT", "DecodeError",
     "HandlerFuncs", "HandlerRegistration", "IndexFunc", "Informer",
-    "InformerKey", "LabelSelector", "Lister", "NAMESPACE_INDEX",
+    "InformerError", "InformerKey", "LabelSelector", "Lister", "NAMESPACE_INDEX",
     "ResourceEventHandler", "SelectorError", "SharedInformerFactory",
     "Store", "TlsOptions", "TokenError", "Transform", "connect", "decode",
     "decode_as", "decode_model", "diff_relist",

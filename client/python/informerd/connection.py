@@ -237,5 +237,49 @@ def connect(options: ConnectionOptions) -> grpc.Channel:
             target, channel_credentials(options.tls), options=arguments)
     else:
         channel = grpc.insecure_channel(target, options=arguments)
-    return grpc.intercept_channel(
-        channel, CallInterceptor(token, options.deadline_seconds))
+    return ServerChannel(grpc.intercept_channel(
+        channel, CallInterceptor(token, options.deadline_seconds)),
+        ",".join(options.addresses))
+
+
+class ServerChannel(grpc.Channel):
+    """A channel that knows which server it reaches, so that informers can
+    say so in their errors and logs. Delegates everything else."""
+
+    def __init__(self, channel: grpc.Channel, server: str) -> None:
+        self._channel = channel
+        self.server = server
+
+    def subscribe(self, callback, try_to_connect=False):
+        return self._channel.subscribe(callback, try_to_connect)
+
+    def unsubscribe(self, callback):
+        return self._channel.unsubscribe(callback)
+
+    def unary_unary(self, *args, **kwargs):
+        return self._channel.unary_unary(*args, **kwargs)
+
+    def unary_stream(self, *args, **kwargs):
+        return self._channel.unary_stream(*args, **kwargs)
+
+    def stream_unary(self, *args, **kwargs):
+        return self._channel.stream_unary(*args, **kwargs)
+
+    def stream_stream(self, *args, **kwargs):
+        return self._channel.stream_stream(*args, **kwargs)
+
+    def close(self):
+        return self._channel.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+        return False
+
+
+def server_of(channel: grpc.Channel) -> str:
+    """The addresses a channel from ``connect`` reaches, else "unknown
+    address" (a channel made some other way)."""
+    return getattr(channel, "server", None) or "unknown address"

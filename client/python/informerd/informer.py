@@ -31,6 +31,7 @@ from typing import Mapping, Optional, Tuple, Union
 import grpc
 
 from informerd.backoff import Backoff
+from informerd.connection import server_of
 from informerd.handlers import ResourceEventHandler
 from informerd.processor import (DEFAULT_HANDLER_QUEUE_LIMIT,
                                  HandlerRegistration, SharedProcessor)
@@ -42,6 +43,28 @@ from informerd.sync import RELIST_CODES, CacheSync
 from informerd.transforms import Transform
 
 _log = logging.getLogger("informerd")
+
+
+class InformerError(grpc.RpcError):
+    """Why an informer's stream failed: the server's address, the resource,
+    and gRPC's code and details (``code()`` and ``details()`` as on the
+    grpc.RpcError it wraps, which is its ``__cause__``)."""
+
+    def __init__(self, server: str, resource: str, code: grpc.StatusCode,
+                 details: str) -> None:
+        super().__init__("informerd at %s: watch %s: %s: %s"
+                         % (server, resource, code.name, details))
+        self.server, self.resource = server, resource
+        self._code, self._details = code, details
+
+    def code(self) -> grpc.StatusCode:
+        return self._code
+
+    def details(self) -> str:
+        return self._details
+
+    def __str__(self) -> str:
+        return self.args[0]
 
 
 class Informer:
@@ -81,6 +104,7 @@ class Informer:
             resource = parse_resource(resource)
         parse_label_selector(label_selector)  # Fail here, not in a retry loop.
         self._stub = pb_grpc.CacheStub(channel)
+        self._server = server_of(channel)
         self._request = pb.WatchRequest(
             resource=resource, namespace=namespace,
             label_selector=label_selector, field_selector=field_selector,
@@ -193,7 +217,12 @@ class Informer:
 
     @property
     def last_error(self) -> Optional[Exception]:
-        """Why the last stream ended, if it ended with an error."""
+        """Why the last stream ended, if it ended with an error: for a gRPC
+        failure an InformerError naming the server, the resource, the code
+        and gRPC's details (e.g. "Connection refused", "Failed parsing
+        HTTP/2", a TLS handshake failure, "resource secrets is not
+        served"). Each is also logged as a warning on logger "informerd";
+        the informer keeps retrying with its backoff."""
         with self._lock:
             return self._last_error
 
@@ -240,16 +269,18 @@ class Informer:
             return None, received
         except grpc.RpcError as error:
             if not self._stopping.is_set():
-                self._record_error(error)
-                _log.warning("watch %s ended: %s %s",
-                             request.resource.resource, error.code(),
-                             error.details())
+                failure = InformerError(
+                    self._server, request.resource.resource, error.code(),
+                    error.details())
+                failure.__cause__ = error
+                self._record_error(failure)
+                _log.warning("%s", failure)
             return error.code(), received
         except Exception as error:  # pylint: disable=broad-except
             # E.g. an unreadable token file: retried like a failed stream.
             self._record_error(error)
-            _log.warning("watch %s failed: %s",
-                         request.resource.resource, error)
+            _log.warning("informerd at %s: watch %s failed: %s",
+                         self._server, request.resource.resource, error)
             return None, received
         finally:
             with self._lock:

@@ -13,8 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
-	"google.golang.org/grpc"
-
 	"github.com/informerd/informerd/client/go/informerdv1"
 	"github.com/informerd/informerd/client/go/kube"
 )
@@ -47,7 +45,9 @@ func (r *resolvingListerWatcher) get(ctx context.Context) (*kube.ListerWatcher, 
 	if r.resolved != nil {
 		return r.resolved, nil
 	}
-	resp, err := r.client.ListResources(ctx, &informerdv1.ListResourcesRequest{}, grpc.WaitForReady(true))
+	// Not WaitForReady: an unreachable server is an error for the
+	// Reflector to report, not a wait without end.
+	resp, err := r.client.ListResources(ctx, &informerdv1.ListResourcesRequest{})
 	if err != nil {
 		return nil, fmt.Errorf("factory: asking informerd for the kind of %v: %w", r.resource, err)
 	}
@@ -79,7 +79,9 @@ func (r *resolvingListerWatcher) get(ctx context.Context) (*kube.ListerWatcher, 
 		r.resolved = lw
 		return lw, nil
 	}
-	return nil, apierrors.NewNotFound(r.resource.GroupResource(), "")
+	notServed := apierrors.NewNotFound(r.resource.GroupResource(), "")
+	notServed.ErrStatus.Message = fmt.Sprintf("factory: informerd does not serve %v (it serves %d resources; see its ListResources)", r.resource, len(resp.GetResources()))
+	return nil, notServed
 }
 
 func (r *resolvingListerWatcher) ListWithContext(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {

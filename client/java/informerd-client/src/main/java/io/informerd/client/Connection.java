@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * A gRPC channel to one or more informerd servers, with the client's
@@ -28,30 +29,45 @@ public final class Connection implements AutoCloseable {
   private final ManagedChannel channel;
   private final CallCredentials credentials;
   private final UnaryDeadlineInterceptor deadlines;
+  private final ServerNamingInterceptor naming;
+  private final String server;
 
   private Connection(
-      ManagedChannel channel, CallCredentials credentials, UnaryDeadlineInterceptor deadlines) {
+      ManagedChannel channel,
+      CallCredentials credentials,
+      UnaryDeadlineInterceptor deadlines,
+      String server) {
     this.channel = channel;
     this.credentials = credentials;
     this.deadlines = deadlines;
+    this.naming = new ServerNamingInterceptor(server);
+    this.server = server;
   }
 
   public static Builder builder() {
     return new Builder();
   }
 
+  /** The target or the addresses this connection reaches, as given to the builder. */
+  public String server() {
+    return server;
+  }
+
   /**
    * A blocking stub carrying the credentials; unary calls get the default
-   * deadline unless one is set with {@code withDeadlineAfter}.
+   * deadline unless one is set with {@code withDeadlineAfter}. The
+   * description of every failed call starts "informerd at SERVER: " and
+   * includes the transport's reason (e.g. "Connection refused").
    */
   public CacheGrpc.CacheBlockingStub blockingStub() {
-    CacheGrpc.CacheBlockingStub stub = CacheGrpc.newBlockingStub(channel).withInterceptors(deadlines);
+    CacheGrpc.CacheBlockingStub stub =
+        CacheGrpc.newBlockingStub(channel).withInterceptors(deadlines, naming);
     return credentials == null ? stub : stub.withCallCredentials(credentials);
   }
 
   /** An asynchronous stub configured as {@link #blockingStub}. */
   public CacheGrpc.CacheStub asyncStub() {
-    CacheGrpc.CacheStub stub = CacheGrpc.newStub(channel).withInterceptors(deadlines);
+    CacheGrpc.CacheStub stub = CacheGrpc.newStub(channel).withInterceptors(deadlines, naming);
     return credentials == null ? stub : stub.withCallCredentials(credentials);
   }
 
@@ -195,8 +211,12 @@ public final class Connection implements AutoCloseable {
         channel.useTransportSecurity().sslContext(sslContext(tls));
         tls.serverName().ifPresent(channel::overrideAuthority);
       }
+      String server =
+          addresses.isEmpty()
+              ? target
+              : addresses.stream().map(HostPort::toString).collect(Collectors.joining(","));
       return new Connection(
-          channel.build(), credentials, new UnaryDeadlineInterceptor(defaultDeadline));
+          channel.build(), credentials, new UnaryDeadlineInterceptor(defaultDeadline), server);
     }
 
     private static SslContext sslContext(TlsOptions tls) {

@@ -26,16 +26,22 @@ import java.util.logging.Logger;
  * ends cleanly at its timeout; a resume point informerd no longer has
  * (OUT_OF_RANGE) or a watcher that fell behind (RESOURCE_EXHAUSTED) becomes
  * an ERROR event with a 410 Status, on which the reflector relists. An
- * informerd that is unavailable (restarting, or another replica needed) is
- * not the reflector's business: the stream is reopened from the last
- * resourceVersion delivered, after a short capped backoff, with the
- * channel's own connect backoff reset so a restarted server is used as soon
- * as it is ready.
+ * informerd that becomes unavailable (restarting, or another replica needed)
+ * while this watch is receiving is not the reflector's business: the stream
+ * is reopened from the last resourceVersion delivered, after a short capped
+ * backoff, with the channel's own connect backoff reset so a restarted
+ * server is used as soon as it is ready; for up to {@link #RESUME_FOR}. A
+ * watch that never reached the server, or one whose server stays away
+ * longer, ends with an ERROR event holding a 503 Status that names the
+ * server and the reason, which the reflector reports to its exception
+ * handler before it lists again.
  */
 final class GrpcWatch<T extends KubernetesObject> implements Watchable<T> {
   private static final Logger logger = Logger.getLogger(GrpcWatch.class.getName());
   static final Duration INITIAL_RETRY = Duration.ofMillis(100);
   static final Duration MAX_RETRY = Duration.ofMillis(500);
+  /** Longer than an informerd restart takes, so a restart costs no relist. */
+  static final Duration RESUME_FOR = Duration.ofSeconds(30);
 
   /** Opens a Watch call bound to the given context. */
   interface Opener {
@@ -59,6 +65,8 @@ final class GrpcWatch<T extends KubernetesObject> implements Watchable<T> {
   private Iterator<WatchEvent> events;
   private Watch.Response<T> pending;
   private boolean done;
+  private boolean received; // some stream of this watch delivered an event
+  private Instant failingSince; // null while a stream is receiving
 
   GrpcWatch(
       Opener opener,
@@ -96,6 +104,8 @@ final class GrpcWatch<T extends KubernetesObject> implements Watchable<T> {
         // Resume after this event if the stream breaks later.
         request = request.toBuilder().setResourceVersion(event.getResourceVersion()).build();
         retry = INITIAL_RETRY;
+        received = true;
+        failingSince = null;
       } catch (StatusRuntimeException e) {
         events = null;
         Status status = e.getStatus();
@@ -104,7 +114,7 @@ final class GrpcWatch<T extends KubernetesObject> implements Watchable<T> {
         } else if (StatusMapping.watchExpired(status.getCode())) {
           pending = new Watch.Response<>("ERROR", StatusMapping.toV1Status(410, status));
           done = true;
-        } else if (status.getCode() == Status.Code.UNAVAILABLE) {
+        } else if (status.getCode() == Status.Code.UNAVAILABLE && !resumeOver()) {
           logger.log(Level.INFO, "informerd watch of " + request.getResource().getResource()
               + " unavailable (" + status.getDescription() + "); reopening from "
               + request.getResourceVersion());
@@ -114,6 +124,11 @@ final class GrpcWatch<T extends KubernetesObject> implements Watchable<T> {
           }
           retry = retry.multipliedBy(2).compareTo(MAX_RETRY) > 0 ? MAX_RETRY : retry.multipliedBy(2);
           resetConnectBackoff.run();
+        } else if (status.getCode() == Status.Code.UNAVAILABLE) {
+          pending =
+              new Watch.Response<>(
+                  "ERROR", StatusMapping.toV1Status(StatusMapping.httpCode(status.getCode()), status));
+          done = true;
         } else {
           done = true;
           throw new IllegalStateException(
@@ -169,6 +184,15 @@ final class GrpcWatch<T extends KubernetesObject> implements Watchable<T> {
       callDeadline = Deadline.after(leftMillis, TimeUnit.MILLISECONDS);
     }
     return opener.open(request, newContext, callDeadline);
+  }
+
+  /** True when an UNAVAILABLE stream is not to be reopened; starts the clock on the first. */
+  private boolean resumeOver() {
+    Instant now = Instant.now();
+    if (failingSince == null) {
+      failingSince = now;
+    }
+    return !received || Duration.between(failingSince, now).compareTo(RESUME_FOR) > 0;
   }
 
   private boolean isClosed() {

@@ -41,8 +41,8 @@ import java.util.function.Supplier;
  * on the apiserver; pages are followed to the end. A watch resumes from the
  * given resourceVersion with bookmarks, ends at the reflector's timeout, and
  * turns informerd's OUT_OF_RANGE / RESOURCE_EXHAUSTED into the apiserver's
- * 410 Gone so the reflector relists; UNAVAILABLE is retried inside the
- * watch. Failed lists throw {@link ApiException} with the HTTP code the
+ * 410 Gone so the reflector relists; UNAVAILABLE is retried inside a watch
+ * that has been receiving (see {@link GrpcWatch}). Failed lists throw {@link ApiException} with the HTTP code the
  * apiserver would have answered (410, 400, 401, 403, 404, 429, 503, 504).
  *
  * <p>Thread-safe; one instance serves one informer.
