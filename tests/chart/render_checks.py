@@ -193,6 +193,53 @@ def check_common(r):
              f"args: --allow-insecure-upstream exactly for a grpc:// upstream ({upstream!r})")
 
 
+def check_proxy(r):
+    """Every set: with the proxy (the default), HAProxy holds the gRPC port
+    and informerd listens on loopback only; without it (tls.clientCA),
+    informerd holds the port itself (issue 26, finding 3)."""
+    containers = {c["name"]: c for c in
+                  r.one("Deployment")["spec"]["template"]["spec"]["containers"]}
+    grpc = [a for a in r.args() if a.startswith("--grpc-address=")]
+    informerd_ports = {p["name"] for p in r.container().get("ports", [])}
+    if "proxy" not in containers:
+        r.expect(grpc == ["--grpc-address=0.0.0.0:50051"], f"no proxy: informerd on 0.0.0.0:50051, got {grpc}")
+        r.expect("grpc" in informerd_ports, "no proxy: informerd's container has the grpc port")
+        r.expect("haproxy.cfg" not in r.one("ConfigMap")["data"], "no proxy: no haproxy.cfg")
+        return
+    proxy = containers["proxy"]
+    r.expect(grpc == ["--grpc-address=127.0.0.1:50052"], f"proxy: informerd on 127.0.0.1:50052 only, got {grpc}")
+    r.expect("grpc" not in informerd_ports, "proxy: informerd's container must not name the grpc port")
+    r.expect([p["containerPort"] for p in proxy["ports"] if p["name"] == "grpc"] == [50051],
+             "proxy: the proxy container holds the grpc port 50051")
+    r.expect(proxy["command"][:1] == ["haproxy"] and "/etc/informerd/config/haproxy.cfg" in proxy["command"],
+             f"proxy: runs haproxy with the ConfigMap's haproxy.cfg, got {proxy['command']}")
+    r.expect(proxy["image"] == r.container()["image"], "proxy: informerd's image (it carries HAProxy)")
+    r.expect(proxy["securityContext"] == r.container()["securityContext"],
+             "proxy: the same locked-down securityContext as informerd")
+    r.expect("limits" in proxy.get("resources", {}), "proxy: resources need limits")
+    config = r.one("ConfigMap")["data"]["haproxy.cfg"]
+    lines = [line.strip() for line in config.splitlines()]
+    tls = "--tls-cert-file=/etc/informerd/tls/tls.crt" in r.args()
+    bind = [line for line in lines if line.startswith("bind ")]
+    server = [line for line in lines if line.startswith("server ")]
+    if tls:
+        r.expect(bind == ["bind :50051 ssl crt /etc/informerd/tls/tls.crt alpn h2"],
+                 f"proxy: TLS ends at the proxy with the chart's certificate, got {bind}")
+        r.expect(server == ["server informerd 127.0.0.1:50052 ssl verify none alpn h2"],
+                 f"proxy: TLS to informerd on loopback, got {server}")
+        mounts = {m["name"]: m["mountPath"] for m in proxy["volumeMounts"]}
+        r.expect(mounts.get("tls") == "/etc/informerd/tls", "proxy: mounts the TLS Secret")
+    else:
+        r.expect(bind == ["bind :50051 proto h2"], f"proxy: plaintext h2, got {bind}")
+        r.expect(server == ["server informerd 127.0.0.1:50052 proto h2"], f"proxy: h2c to informerd, got {server}")
+    # The guard itself: whole requests only, and each address bounded.
+    for want in ("option http-buffer-request", "tcp-request connection track-sc0 src",
+                 "tcp-request connection reject if { sc_conn_cur(0) gt 16 }",
+                 "http-request deny deny_status 429 if { sc_http_req_rate(0) gt 250 }",
+                 "http-request set-header x-forwarded-for %[src]"):
+        r.expect(want in lines, f"proxy: haproxy.cfg lacks {want!r}")
+
+
 def check_security(r):
     """Every set: the Deployment says how callers are authenticated, and an
     open or plaintext combination only with the value that accepts it; the
@@ -691,6 +738,7 @@ def main():
     try:
         check_common(rendered)
         check_security(rendered)
+        check_proxy(rendered)
         SET_CHECKS[name](rendered)
     except (AssertionError, KeyError, TypeError, IndexError, ValueError) as error:
         rendered.errors.append(f"unexpected shape: {error!r}")

@@ -264,6 +264,11 @@ run_offline_checks() {
     expect_refused "set auth.allowUnauthenticated=true" --set auth.mode=none
   run_case "template refuses plaintext tokens without auth.allowPlaintextTokens" \
     expect_refused "set auth.allowPlaintextTokens=true" --set tls.enabled=false
+  run_case "template refuses tls.clientCA behind the proxy" \
+    expect_refused "Set proxy.enabled=false to serve client certificates" \
+    --set tls.clientCA.secretName=client-ca
+  run_case "schema refuses an unknown proxy key" \
+    expect_refused "/proxy" --set proxy.maxconn=1
   run_case "schema refuses an unknown tls.certManager key" \
     expect_refused "/tls/certManager" --set tls.certManager.issuer=x
   run_case "schema refuses a cert-manager issuer kind" \

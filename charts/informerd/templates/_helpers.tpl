@@ -367,3 +367,51 @@ scales the Deployment, else replicaCount.
 {{- int .Values.replicaCount }}
 {{- end }}
 {{- end }}
+
+{{/*
+HAProxy's configuration for the proxy container (proxy.enabled): the guard
+in front of informerd's gRPC (docs/DECISIONS.md, "HTTP/2 floods meet
+HAProxy first"). It forwards a request only once it is whole (a stream
+reset before its request message never reaches informerd), and bounds each
+client address's connections and request rate, so that resets of forwarded
+requests reach informerd at most that fast per address. TLS ends here,
+with the chart's certificate (tls.key is found beside tls.crt); informerd
+is reached on loopback, with TLS again when tls.enabled (it keeps its
+certificate and flags), and told the client's address in
+x-forwarded-for.
+*/}}
+{{- define "informerd.proxyConfig" -}}
+global
+  maxconn {{ int .Values.proxy.maxConnections }}
+  ssl-load-extra-del-ext
+  log stderr format raw local0 warning
+
+defaults
+  mode http
+  log global
+  option http-buffer-request
+  timeout connect 5s
+  timeout http-request 10s
+  timeout client {{ int .Values.proxy.idleTimeoutSeconds }}s
+  timeout server {{ int .Values.proxy.idleTimeoutSeconds }}s
+
+frontend grpc
+  {{- if .Values.tls.enabled }}
+  bind :{{ .Values.ports.grpc }} ssl crt /etc/informerd/tls/tls.crt alpn h2
+  {{- else }}
+  bind :{{ .Values.ports.grpc }} proto h2
+  {{- end }}
+  stick-table type ipv6 size 100k expire 60s store conn_cur,http_req_rate(1s)
+  tcp-request connection track-sc0 src
+  tcp-request connection reject if { sc_conn_cur(0) gt {{ int .Values.proxy.perAddress.maxConnections }} }
+  http-request deny deny_status 429 if { sc_http_req_rate(0) gt {{ int .Values.proxy.perAddress.requestsPerSecond }} }
+  http-request set-header x-forwarded-for %[src]
+  default_backend informerd
+
+backend informerd
+  {{- if .Values.tls.enabled }}
+  server informerd 127.0.0.1:{{ .Values.proxy.backendPort }} ssl verify none alpn h2
+  {{- else }}
+  server informerd 127.0.0.1:{{ .Values.proxy.backendPort }} proto h2
+  {{- end }}
+{{- end }}
