@@ -31,6 +31,9 @@ ABSL_FLAG(std::string, resources, "",
 ABSL_FLAG(std::string, grpc_address, "127.0.0.1:50051",
           "gRPC listen address; one other hosts can reach (e.g. 0.0.0.0:50051) needs "
           "--auth-mode=kubernetes with TLS, or an --allow-... flag");
+ABSL_FLAG(bool, trust_forwarded_for, false,
+          "a proxy in front of --grpc-address (the chart's HAProxy) names each client in "
+          "x-forwarded-for; believed from loopback peers only, for the per-caller limits");
 ABSL_FLAG(std::string, http_address, "127.0.0.1:8080",
           "HTTP listen address for /healthz, /readyz and /metrics");
 ABSL_FLAG(std::string, auth_mode, "",
@@ -180,6 +183,7 @@ int Run() {
   }
   options.grpc_address = absl::GetFlag(FLAGS_grpc_address);
   options.http_address = absl::GetFlag(FLAGS_http_address);
+  options.trust_forwarded_for = absl::GetFlag(FLAGS_trust_forwarded_for);
   absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(std::move(options));
   if (!server.ok()) Fatal(std::string(server.status().message()));
 

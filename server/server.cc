@@ -138,6 +138,7 @@ absl::Status Server::StartAll() {
   service_options.stalled_stream_timeout = config.stalled_stream_timeout;
   service_options.initial_events_timeout = config.initial_events_timeout;
   service_options.authorizer = authorizer_.get();
+  service_options.trust_forwarded_for = options_.trust_forwarded_for;
   service_options.auth_recheck_interval = config.auth.recheck_interval;
   service_options.auth_recheck_grace = config.auth.recheck_grace;
   service_options.limits = config.limits;

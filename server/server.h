@@ -47,6 +47,8 @@ struct ServerOptions {
   // "host:port" for gRPC and for the admin HTTP endpoints.
   std::string grpc_address;
   std::string http_address;
+  // --trust-forwarded-for: see CacheServiceOptions::trust_forwarded_for.
+  bool trust_forwarded_for = false;
 };
 
 class Server {

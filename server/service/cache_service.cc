@@ -11,6 +11,7 @@
 #include "server/auth/bearer_token.h"
 #include "server/auth/certificate_identity.h"
 #include "server/cache/resource_version.h"
+#include "server/service/client_host.h"
 #include "server/service/continue_token.h"
 #include "server/service/request_filter.h"
 #include "server/service/grpc_status.h"
@@ -69,13 +70,6 @@ absl::Status NotReached(const ServedResource& resource, uint64_t version) {
 
 // Object names are DNS subdomains at most; longer is never a real object.
 constexpr size_t kMaxNameBytes = 253;
-
-// "ipv4:10.0.0.1:5000" -> "ipv4:10.0.0.1": one identity per client host.
-std::string PeerHost(const std::string& peer) {
-  size_t colon = peer.rfind(':');
-  size_t first = peer.find(':');
-  return colon == std::string::npos || colon == first ? peer : peer.substr(0, colon);
-}
 
 const char* RejectionReason(absl::StatusCode code) {
   switch (code) {
@@ -192,7 +186,13 @@ CacheService::CacheService(const ResourceRegistry* registry, metrics::Metrics* m
 CacheService::Credentials CacheService::CredentialsOf(
     grpc::CallbackServerContext* context) const {
   Credentials credentials;
-  credentials.peer_host = PeerHost(context->peer());
+  std::optional<std::string_view> forwarded_for;
+  if (auto it = context->client_metadata().find("x-forwarded-for");
+      it != context->client_metadata().end()) {
+    forwarded_for = std::string_view(it->second.data(), it->second.size());
+  }
+  credentials.peer_host =
+      ClientHost(context->peer(), forwarded_for, options_.trust_forwarded_for);
   if (options_.authorizer != nullptr) {
     std::vector<std::string_view> values;
     auto [begin, end] = context->client_metadata().equal_range("authorization");

@@ -52,6 +52,9 @@ struct CacheServiceOptions {
   // A Watch that has not written all its initial events this long after it
   // started ends the same way, however slowly its client keeps reading.
   absl::Duration initial_events_timeout = absl::Minutes(10);
+  // The peer is a proxy in the pod: a loopback peer's x-forwarded-for names
+  // the client host the per-caller limits count (ClientHost).
+  bool trust_forwarded_for = false;
   // Null: every caller may read everything served (auth mode none).
   // Otherwise it must outlive the service.
   auth::Authorizer* authorizer = nullptr;

@@ -205,10 +205,13 @@ def check_proxy(r):
         r.expect(grpc == ["--grpc-address=0.0.0.0:50051"], f"no proxy: informerd on 0.0.0.0:50051, got {grpc}")
         r.expect("grpc" in informerd_ports, "no proxy: informerd's container has the grpc port")
         r.expect("haproxy.cfg" not in r.one("ConfigMap")["data"], "no proxy: no haproxy.cfg")
+        r.expect("--trust-forwarded-for" not in r.args(), "no proxy: x-forwarded-for not trusted")
         return
     proxy = containers["proxy"]
     r.expect(grpc == ["--grpc-address=127.0.0.1:50052"], f"proxy: informerd on 127.0.0.1:50052 only, got {grpc}")
     r.expect("grpc" not in informerd_ports, "proxy: informerd's container must not name the grpc port")
+    r.expect("--trust-forwarded-for" in r.args(),
+             "proxy: informerd counts callers by the proxy's x-forwarded-for (--trust-forwarded-for)")
     r.expect([p["containerPort"] for p in proxy["ports"] if p["name"] == "grpc"] == [50051],
              "proxy: the proxy container holds the grpc port 50051")
     r.expect(proxy["command"][:1] == ["haproxy"] and "/etc/informerd/config/haproxy.cfg" in proxy["command"],
@@ -328,8 +331,11 @@ def check_generated_certificate(r):
             r.expect(lasts.returncode == 0 and ends.returncode != 0,
                      f"{path}: not valid for {days} days")
     not_after = int(secret["metadata"]["annotations"]["informerd.io/not-after"])
-    r.expect(abs(not_after - (time.time() + 365 * 86400)) < 3600,
-             f"informerd.io/not-after {not_after} is not a year from now")
+    r.expect(0 <= time.time() + 365 * 86400 - not_after <= 86400 + 3600,
+             f"informerd.io/not-after {not_after} is not a year from today")
+    pod_annotations = r.one("Deployment")["spec"]["template"]["metadata"]["annotations"]
+    r.expect(pod_annotations.get("checksum/tls") == str(not_after),
+             "the pods carry the certificate's end (checksum/tls), so a renewal rolls them")
     ca = r.one("Secret", f"{FULLNAME}-ca")
     r.expect(sorted(ca["data"]) == ["ca.crt", "ca.key"] and ca["data"]["ca.crt"] == secret["data"]["ca.crt"],
              "CA Secret: the ca.crt of the TLS Secret, and its key")

@@ -175,7 +175,7 @@ watch_case() {
   {
     start_assembly || return 1
     informerd::start_component watch "$informerctl_bin" "${ctl[@]:1}" watch configmaps \
-      -n "$namespace" --initial-events
+      -n "$namespace" --initial-events -o json
     # Live: the new ConfigMap is created once the Watch has its initial events.
     informerd::wait_until 30 grep -q '"cm-100"' "$log_dir/watch.log" ||
       { echo "the Watch through the proxy got no initial events"; cat "$log_dir/watch.log"; return 1; }

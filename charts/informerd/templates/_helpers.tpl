@@ -291,6 +291,43 @@ anything else.
 {{- end }}
 
 {{/*
+Whether an upgrade keeps the generated server certificate ("true") or signs
+a new one (tls-secret.yaml): kept while its Secret records an end
+(informerd.io/not-after) more than tls.generated.renewBeforeDays away, or
+records none (made before the annotation existed).
+*/}}
+{{- define "informerd.tlsKept" -}}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "informerd.tlsSecretName" .) }}
+{{- $keep := false }}
+{{- if and $existing $existing.data (hasKey $existing.data "tls.crt") (hasKey $existing.data "tls.key") (hasKey $existing.data "ca.crt") }}
+{{- $recorded := (($existing.metadata).annotations | default dict) | dig "informerd.io/not-after" "" }}
+{{- if or (not $recorded) (gt (sub (int64 $recorded) (now | unixEpoch | int64)) (mul (int64 .Values.tls.generated.renewBeforeDays) 86400)) }}
+{{- $keep = true }}
+{{- end }}
+{{- end }}
+{{- $keep }}
+{{- end }}
+
+{{/*
+The generated server certificate's end as Unix time (informerd.io/not-after):
+the one recorded when kept, else validityDays from today, at midnight UTC so
+that every template of one render computes the same value. The pods carry
+it (checksum/tls), so a renewal rolls them and the proxy, which reads the
+certificate only when it starts, serves the new one.
+*/}}
+{{- define "informerd.tlsNotAfter" -}}
+{{- if and .Values.tls.enabled (not .Values.tls.secretName) (not .Values.tls.certManager.enabled) }}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "informerd.tlsSecretName" .) }}
+{{- if eq (include "informerd.tlsKept" .) "true" }}
+{{- (($existing.metadata).annotations | default dict) | dig "informerd.io/not-after" "" }}
+{{- else }}
+{{- $today := mul (div (now | unixEpoch | int64) 86400) 86400 }}
+{{- add $today (mul (int64 .Values.tls.generated.validityDays) 86400) }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
 The Secret with the gRPC port's certificate: tls.secretName, else the
 chart's own "<fullname>-tls" (generated, or issued by cert-manager).
 */}}

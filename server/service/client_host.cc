@@ -1,0 +1,56 @@
+#include "server/service/client_host.h"
+
+#include <arpa/inet.h>
+
+#include "absl/strings/str_cat.h"
+
+namespace informerd::service {
+namespace {
+
+std::string PeerHost(std::string_view peer) {
+  size_t colon = peer.rfind(':');
+  size_t first = peer.find(':');
+  return std::string(colon == std::string_view::npos || colon == first ? peer
+                                                                       : peer.substr(0, colon));
+}
+
+bool StartsWith(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+bool IsLoopback(std::string_view host) {
+  return StartsWith(host, "ipv4:127.") || host == "ipv6:[::1]" ||
+         StartsWith(host, "ipv6:[::ffff:127.");
+}
+
+std::string_view TrimSpaces(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
+// "ipv4:A" or "ipv6:[A]" for an IP address A, else nullopt.
+std::optional<std::string> AsHost(std::string_view address) {
+  if (address.empty() || address.size() > INET6_ADDRSTRLEN) return std::nullopt;
+  std::string text(address);
+  unsigned char buffer[sizeof(struct in6_addr)];
+  if (inet_pton(AF_INET, text.c_str(), buffer) == 1) return absl::StrCat("ipv4:", text);
+  if (inet_pton(AF_INET6, text.c_str(), buffer) == 1) return absl::StrCat("ipv6:[", text, "]");
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string ClientHost(std::string_view peer, std::optional<std::string_view> forwarded_for,
+                       bool trust_forwarded_for) {
+  std::string host = PeerHost(peer);
+  if (!trust_forwarded_for || !forwarded_for.has_value() || !IsLoopback(host)) return host;
+  std::string_view last = *forwarded_for;
+  if (size_t comma = last.rfind(','); comma != std::string_view::npos) {
+    last = last.substr(comma + 1);
+  }
+  std::optional<std::string> forwarded = AsHost(TrimSpaces(last));
+  return forwarded.has_value() ? *forwarded : host;
+}
+
+}  // namespace informerd::service
