@@ -166,7 +166,7 @@ class Flood {
       ++sent_;
     }
     auto context = std::make_shared<grpc::ClientContext>();
-    context->set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
+    context->set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
     send_(stubs_[channel].get(), context.get(), [this, context](grpc::Status status) {
       absl::MutexLock lock(&mu_);
       ++codes_[status.error_code()];
@@ -348,7 +348,7 @@ class ReviewFloodTest : public ::testing::Test {
     const int windows = std::max<int64_t>(1, Phase() / kWindow);
     for (int i = 0; i < windows; ++i) {
       alices_lists(kWindow, &unflooded);
-      Flood flood(grpc_port, /*channels=*/4, kFloodRate, /*in_flight=*/256, send);
+      Flood flood(grpc_port, /*channels=*/4, kFloodRate, /*in_flight=*/2048, send);
       alices_lists(kWindow, &flooded);
       flood.Stop();
       report.flood_sent += flood.sent();
