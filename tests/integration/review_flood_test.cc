@@ -16,8 +16,12 @@
 //   review-flood kind=K unflooded_p99_ms=.. flooded_p99_ms=.. p99_ratio=..
 //     rss_before_mib=.. rss_peak_mib=.. rss_ratio=.. token_reviews=..
 //     access_reviews=.. flood_sent=.. legit_failures=.. watch_ended=0|1
-// so bench scripts can run them alone (INFORMERD_FLOOD_SECONDS sets how
-// long each condition is measured, 20 s by default).
+// so bench scripts can run them alone (bench/review_floods.sh):
+// INFORMERD_FLOOD_SECONDS sets how long each condition is measured (20 s by
+// default); INFORMERD_FLOOD_SERVER_CPUS and INFORMERD_FLOOD_CLIENT_CPUS (taskset
+// lists) put informerd and this process on CPUs of their own.
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -69,6 +73,15 @@ absl::Duration Phase() {
     return absl::Seconds(seconds);
   }
   return absl::Seconds(20);
+}
+
+// Moves every thread of `pid` onto the CPUs named by the environment
+// variable `variable` (a taskset list), when it is set.
+void PinFromEnv(const char* variable, pid_t pid) {
+  const char* cpus = std::getenv(variable);
+  if (cpus == nullptr || *cpus == '\0') return;
+  const std::string command = absl::StrCat("taskset -apc '", cpus, "' ", pid, " >/dev/null");
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
 }
 
 size_t RssBytes(pid_t pid) {
@@ -243,6 +256,8 @@ class ReviewFloodTest : public ::testing::Test {
       ADD_FAILURE() << "informerd never ready: " << informerd.Log();
       return report;
     }
+    PinFromEnv("INFORMERD_FLOOD_SERVER_CPUS", informerd.pid());
+    PinFromEnv("INFORMERD_FLOOD_CLIENT_CPUS", getpid());
     auto stub = v1::Cache::NewStub(grpc::CreateChannel(absl::StrCat("127.0.0.1:", grpc_port),
                                                        grpc::InsecureChannelCredentials()));
     v1::ListRequest list;
