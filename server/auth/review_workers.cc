@@ -28,16 +28,17 @@ ReviewWorkers::~ReviewWorkers() {
 }
 
 absl::Status ReviewWorkers::Submit(const std::string& key, std::function<void()> task,
-                                   std::function<void()> dropped) {
+                                   std::function<void()> dropped, size_t quota) {
+  if (quota == 0) quota = options_.max_per_key;
   absl::MutexLock lock(&mu_);
   if (stopping_) return absl::UnavailableError("informerd is shutting down");
   Key& state = keys_[key];
-  if (state.waiting.size() + state.running >= options_.max_per_key) {
+  if (state.waiting.size() + state.running >= quota) {
     if (state.waiting.empty() && state.running == 0) keys_.erase(key);
     return absl::ResourceExhaustedError(
         absl::StrCat("too many of this caller's calls wait for the kube-apiserver's reviews (at "
                      "most ",
-                     options_.max_per_key, "); retry when they are answered"));
+                     quota, "); retry when they are answered"));
   }
   if (waiting_ >= options_.max_queued) {
     if (state.waiting.empty() && state.running == 0) keys_.erase(key);

@@ -56,10 +56,10 @@ class ReviewWorkers {
   // Runs `task` on a worker thread later, in `key`'s turn, or `dropped` (if
   // given) instead when the workers are destroyed first. When refused,
   // neither runs and the caller answers for itself: RESOURCE_EXHAUSTED when
-  // `key` holds its quota, UNAVAILABLE when the queue is full or the
-  // workers are stopping.
+  // `key` holds its quota (`quota`, or max_per_key when 0), UNAVAILABLE when
+  // the queue is full or the workers are stopping.
   absl::Status Submit(const std::string& key, std::function<void()> task,
-                      std::function<void()> dropped = nullptr);
+                      std::function<void()> dropped = nullptr, size_t quota = 0);
 
   // As Submit, in the re-check lane. False only when stopping.
   // REQUIRES: the caller has at most one re-check waiting per open stream.

@@ -120,6 +120,20 @@ TEST(ReviewWorkersTest, RefusesAKeyPastItsQuotaAndNoOneElse) {
   gate.Open();
 }
 
+TEST(ReviewWorkersTest, AQuotaOfItsOwnOverridesTheDefault) {
+  Gate gate;
+  ReviewWorkers workers(Options(/*threads=*/1, /*max_queued=*/100, /*max_per_key=*/1));
+  ASSERT_TRUE(workers.Submit("shared", gate.Task(), nullptr, /*quota=*/3).ok());
+  ASSERT_TRUE(gate.AwaitStarted(1));
+  EXPECT_TRUE(workers.Submit("shared", [] {}, nullptr, 3).ok());
+  EXPECT_TRUE(workers.Submit("shared", [] {}, nullptr, 3).ok());
+  EXPECT_EQ(workers.Submit("shared", [] {}, nullptr, 3).code(),
+            absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(workers.Submit("alice", [] {}).ok());
+  EXPECT_EQ(workers.Submit("alice", [] {}).code(), absl::StatusCode::kResourceExhausted);
+  gate.Open();
+}
+
 // Keys take turns: alice's task, queued after many of the flood's, runs
 // after one of them, not after all.
 TEST(ReviewWorkersTest, KeysTakeTurns) {

@@ -35,10 +35,11 @@ struct RequestLimits {
   // (refused with RESOURCE_EXHAUSTED, before any review), without spending
   // the reviews of tokens accepted before.
   RateLimits token_reviews = DefaultTokenReviewLimits();
-  // Calls of one identity (or of the lane of never-accepted tokens) queued
-  // or running on the review workers; past it RESOURCE_EXHAUSTED, not
-  // queued.
-  size_t max_reviews_per_identity = 8;
+  // Calls of one identity queued or running on the review workers; past it
+  // RESOURCE_EXHAUSTED, not queued. The calls of tokens never accepted
+  // share one such quota, as large as their TokenReview burst
+  // (token_reviews.per_identity_burst), which bounds them already.
+  size_t max_reviews_per_identity = 16;
 };
 
 }  // namespace informerd::limits

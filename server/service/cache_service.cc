@@ -92,6 +92,10 @@ const char* RejectionReason(absl::StatusCode code) {
 // cannot carry as a payload: a status no other path produces.
 constexpr char kReviewNeeded[] = "informerd: a review is needed";
 
+// The review workers' key of every token never accepted (ReviewKey): not an
+// identity's ("user:..."), nor a peer's.
+constexpr char kNewTokensKey[] = "tokens:new";
+
 grpc::Status ReviewNeededStatus() {
   return grpc::Status(grpc::StatusCode::UNAVAILABLE, kReviewNeeded);
 }
@@ -285,7 +289,18 @@ std::string CacheService::ReviewKey(const Credentials& credentials, const Caller
       return absl::StrCat("user:", *user);
     }
   }
-  return "tokens:new";
+  return kNewTokensKey;
+}
+
+absl::Status CacheService::SubmitReview(const std::string& key, std::function<void()> task,
+                                        std::function<void()> dropped) {
+  // Made-up tokens and first-time callers (every caller, after a restart)
+  // share this key: its quota is what their TokenReview budget admits.
+  const size_t quota =
+      key == kNewTokensKey
+          ? static_cast<size_t>(options_.limits.token_reviews.per_identity_burst)
+          : 0;
+  return review_workers_->Submit(key, std::move(task), std::move(dropped), quota);
 }
 
 grpc::Status CacheService::ReviewRefused(const absl::Status& refused, const char* method) {
@@ -379,7 +394,7 @@ grpc::ServerUnaryReactor* CacheService::Serve(grpc::CallbackServerContext* conte
     return true;
   };
   if (attempt(true)) return reactor;
-  absl::Status queued = review_workers_->Submit(
+  absl::Status queued = SubmitReview(
       ReviewKey(credentials, known->has_value() ? &**known : nullptr),
       [attempt] { attempt(false); },
       [this, reactor, method, start] {
@@ -583,7 +598,7 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::WatchAfterReviews(
   if (!planned.ok()) {
     // Nothing to stream: the caller learns why once it is authenticated.
     auto* refusal = new FailedWatch();
-    absl::Status queued = review_workers_->Submit(
+    absl::Status queued = SubmitReview(
         review_key,
         [this, refusal, refused, credentials = std::move(credentials), planned] {
           Caller caller;
@@ -610,7 +625,7 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::WatchAfterReviews(
   stream->set_context(context);
   stream->Begin();
   auto starter = stream->Starter();
-  absl::Status queued = review_workers_->Submit(
+  absl::Status queued = SubmitReview(
       review_key,
       [this, starter, credentials = std::move(credentials), request = std::move(request),
        plan = std::move(plan)] {

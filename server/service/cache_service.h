@@ -124,6 +124,9 @@ class CacheService final : public RawCacheService {
   // (Authorizer::RememberedUser); otherwise the one lane of tokens never
   // accepted, so made-up tokens share one quota whatever their number.
   std::string ReviewKey(const Credentials& credentials, const Caller* caller) const;
+  // review_workers_->Submit, with the quota of `key`.
+  absl::Status SubmitReview(const std::string& key, std::function<void()> task,
+                            std::function<void()> dropped);
   // The status for a call review_workers_ refused (`refused`), counted.
   grpc::Status ReviewRefused(const absl::Status& refused, const char* method);
 

@@ -847,9 +847,6 @@ TEST_F(LimitsTest, WatchesWaitingForReviewsHoldNoThread) {
   options.service.authorizer = &authorizer;
   options.service.limits.token_reviews.per_identity_per_second = 1000;
   options.service.limits.token_reviews.per_identity_burst = 1000;
-  // Every never-accepted token shares one quota of queued reviews; this
-  // test is about threads, so all of them wait.
-  options.service.limits.max_reviews_per_identity = 1000;
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
 

@@ -62,7 +62,7 @@ constexpr absl::Duration kWindow = absl::Seconds(5);
 
 // Calls a second the flood offers: far above every budget it meets (50
 // TokenReviews a second for new tokens; 200 requests a second per identity;
-// 8 calls queued for reviews per identity), so what is measured is what
+// 16 calls queued for reviews per identity), so what is measured is what
 // informerd lets through, not how fast this process can send.
 constexpr int kFloodRate = 1000;
 
