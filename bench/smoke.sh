@@ -74,6 +74,8 @@ run token_flood '^\| flooded \| 1000 \| [0-9]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ 
 ^TokenReviews answered by the apiserver: .*: pass$' bench/token_flood.sh --quick
 run admin_flood '^\| admin \| [0-9]+ \| [0-9]+ \| [0-9]+ \| [0-9]+ \| 0 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+x \|
 ^verdict .*: pass$' bench/admin_flood.sh --quick
+run backfill_flood '^backfill_attack rounds=5 resumed=[01] refused=OUT_OF_RANGE:[45] .*
+^verdict pass' bench/backfill_flood.sh --quick
 run tiers '^\| 0 \| - \| 100 \| 2 \| .* \| 0 \| pass \|$
 ^\| 2 \| 50 \| 100 \| 2 \| .* \| 0 \| pass \|$
 ^\| 2 \| 50 \| 2 \| [0-9]+ \| 50 \| 2\.0 \| [0-9.]+ \| 0 \| 0 \| 0 \| 0 \| pass \|$' bench/tiers.sh --quick

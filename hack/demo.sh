@@ -2,7 +2,9 @@
 # The demo: a real control plane, informerd caching ConfigMaps and
 # Namespaces, a background loop that creates, updates and deletes
 # ConfigMaps in namespace "demo", and informerctl watching them through
-# informerd. Ctrl-C stops everything the demo started.
+# informerd, one table row per event as `kubectl get -w
+# --output-watch-events` prints them (EVENT NAME DATA AGE). Ctrl-C stops
+# everything the demo started.
 #
 # Usage: hack/demo.sh
 # Logs: ~/.cache/informerd/demo/ (build, informerd, generator).
@@ -128,6 +130,6 @@ informerd::log "watching ConfigMaps in namespace $namespace; Ctrl-C stops the de
 # In the background, because bash runs a trap only once a foreground command
 # returns, while `wait` returns at once on a trapped signal.
 bazel-bin/client/cpp/informerctl --server "$grpc_address" \
-  watch configmaps -n "$namespace" --initial-events &
+  watch configmaps -n "$namespace" --initial-events -o table &
 watcher_pid="$!"
 wait "$watcher_pid"

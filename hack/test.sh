@@ -234,6 +234,18 @@ suite_bench_smoke() {
 }
 extra_suites+=(bench_smoke)
 
+# informerd's alerts and dashboard (charts/informerd/files): promtool's
+# checks and rule tests, then a real Prometheus scraping a real informerd
+# through two faults (a stalled watcher; kube-apiserver killed, then
+# restarted), and every dashboard query evaluated.
+suite_monitoring() {
+  bazel build //server:informerd //client/cpp:informerctl
+  INFORMERD_BINARY="$INFORMERD_ROOT/bazel-bin/server/informerd" \
+    INFORMERCTL_BINARY="$INFORMERD_ROOT/bazel-bin/client/cpp/informerctl" \
+    tests/monitoring/run.sh --junit "$1/monitoring.xml"
+}
+extra_suites+=(monitoring)
+
 suite_chart() {
   bazel build //server:informerd //client/cpp:informerctl
   tests/chart/run.sh --junit "$1/chart.xml"

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/synchronization/notification.h"
 #include "rapidjson/document.h"
 #include "server/cache/test_objects.h"
 #include "server/informer/informer.h"
@@ -29,7 +30,9 @@ class ResourceCollectorTest : public ::testing::Test {
 
   // Adds `resource` with a history that keeps a single event, so that the
   // oldest version a watch may resume from moves with each event.
-  informer::Informer* Add(const std::string& resource) {
+  // With `backfill`, the resource backfills its history from the client's
+  // address, where nothing listens.
+  informer::Informer* Add(const std::string& resource, bool backfill = false) {
     auto served = std::make_unique<service::ServedResource>();
     served->info = {"", "v1", resource, "Kind", true, {"list", "watch"}};
     informer::InformerOptions options;
@@ -39,6 +42,13 @@ class ResourceCollectorTest : public ::testing::Test {
     served->reflector = std::make_unique<kube::Reflector>(
         client_.get(), served->info, kube::ReflectorOptions{}, served->informer.get());
     informer::Informer* informer = served->informer.get();
+    if (backfill) {
+      service::HistoryBackfillOptions backfill_options;
+      backfill_options.run_timeout = absl::Milliseconds(300);
+      served->backfill = std::make_unique<service::HistoryBackfill>(
+          client_.get(), served->info, kube::ReflectorOptions{}, options, informer,
+          backfill_options);
+    }
     registry_.Add(std::move(served));
     return informer;
   }
@@ -98,6 +108,28 @@ TEST_F(ResourceCollectorTest, ResourceVersionsHistoryAndLag) {
   EXPECT_EQ(Value("informerd_history_oldest_resource_version", "secrets"), 130);
   EXPECT_EQ(Value("informerd_resource_version_lag", "configmaps"), 10);
   EXPECT_EQ(Value("informerd_resource_version_lag", "secrets"), 0);
+}
+
+TEST_F(ResourceCollectorTest, BackfillFailuresAreCounted) {
+  informer::Informer* configmaps = Add("configmaps", /*backfill=*/true);
+  Add("secrets");
+  configmaps->OnListStart();
+  configmaps->OnListEnd("100");
+  EXPECT_EQ(Value("informerd_history_backfills_total", "configmaps"), 0);
+  EXPECT_EQ(Value("informerd_history_backfill_failures_total", "configmaps"), 0);
+  // Without a backfill the families still have the resource, at 0.
+  EXPECT_EQ(Value("informerd_history_backfill_failures_total", "secrets"), 0);
+
+  absl::Notification done;
+  absl::Status answer;
+  registry_.all()[0]->backfill->Request(50, [&](absl::Status status) {
+    answer = std::move(status);
+    done.Notify();
+  });
+  ASSERT_TRUE(done.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  EXPECT_EQ(answer.code(), absl::StatusCode::kUnavailable) << answer;
+  EXPECT_EQ(Value("informerd_history_backfills_total", "configmaps"), 1);
+  EXPECT_EQ(Value("informerd_history_backfill_failures_total", "configmaps"), 1);
 }
 
 TEST_F(ResourceCollectorTest, EveryFamilyHasEveryResource) {

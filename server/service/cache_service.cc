@@ -625,10 +625,11 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::WatchAfterReviews(
   stream->set_context(context);
   stream->Begin();
   auto starter = stream->Starter();
+  auto still_waiting = stream->StillWaiting();
   absl::Status queued = SubmitReview(
       review_key,
-      [this, starter, credentials = std::move(credentials), request = std::move(request),
-       plan = std::move(plan)] {
+      [this, starter, still_waiting, credentials = std::move(credentials),
+       request = std::move(request), plan = std::move(plan)] {
         Caller caller;
         limits::ConcurrencyLimiter::Permit permit;
         // The first attempt charged its lane's TokenReview budget.
@@ -644,7 +645,8 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::WatchAfterReviews(
                [starter, held](absl::StatusOr<WatchStart> start) {
                  if (start.ok()) start->late_permit = held;
                  starter(std::move(start));
-               });
+               },
+               still_waiting);
       },
       [starter, shutting_down] { starter(ToAbsl(shutting_down)); });
   if (!queued.ok()) starter(ToAbsl(ReviewRefused(queued, "Watch")));
@@ -773,13 +775,15 @@ CacheService::WatchLaunch CacheService::PrepareLaunch(const v1::WatchRequest& re
 }
 
 void CacheService::Launch(const WatchLaunch& launch,
-                          std::function<void(absl::StatusOr<WatchStart>)> starter) {
-  auto start_after_backfill = [launch, starter] {
+                          std::function<void(absl::StatusOr<WatchStart>)> starter,
+                          std::function<bool()> still_waiting) {
+  auto start_after_backfill = [launch, starter, still_waiting] {
     launch.backfill->Request(launch.version,
                              [starter, make_start = launch.make_start](absl::Status filled) {
                                starter(filled.ok() ? make_start()
                                                    : absl::StatusOr<WatchStart>(filled));
-                             });
+                             },
+                             still_waiting);
   };
   auto start_now = [launch, starter, start_after_backfill] {
     absl::StatusOr<WatchStart> now = launch.make_start();
@@ -830,8 +834,9 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const Credentials& c
                             plan.filter, WatchOptions(request, credentials, plan.attributes),
                             std::move(start), metrics_, &watches_, std::move(permit));
   if (deferred) {
-    *after_begin = [this, launch = std::move(launch), starter = (*stream)->Starter()] {
-      Launch(launch, starter);
+    *after_begin = [this, launch = std::move(launch), starter = (*stream)->Starter(),
+                    still_waiting = (*stream)->StillWaiting()] {
+      Launch(launch, starter, still_waiting);
     };
   }
   return grpc::Status::OK;

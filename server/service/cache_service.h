@@ -204,9 +204,11 @@ class CacheService final : public RawCacheService {
                             const std::string& identity);
   // Calls `starter` once, at once when the Informer has reached the
   // version, else after waiting for it (or for a backfill) without holding
-  // this thread.
+  // this thread. `still_waiting` tells a backfill whether the stream still
+  // waits (a backfill nobody waits for stops).
   void Launch(const WatchLaunch& launch,
-              std::function<void(absl::StatusOr<WatchStart>)> starter);
+              std::function<void(absl::StatusOr<WatchStart>)> starter,
+              std::function<bool()> still_waiting);
   // The admitted stream, started, or (waiting for a version) with
   // *after_begin set to what must run once the stream has begun.
   grpc::Status StartWatch(const Caller& caller, const Credentials& credentials,

@@ -1,10 +1,15 @@
 #include "server/service/history_backfill.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "server/cache/object.h"
+#include "server/cache/resource_version.h"
+#include "server/kube/list_watch_sink.h"
 #include "server/kube/resource_name.h"
 #include "server/log/log.h"
 
@@ -13,8 +18,71 @@ namespace {
 
 constexpr std::string_view kComponent = "backfill";
 
-// How often a run looks up from its wait for a 410 or a stop.
+// How often a run looks up from its wait for a 410, a stop or callers
+// that went away.
 constexpr absl::Duration kPoll = absl::Milliseconds(100);
+
+std::string_view StringMember(const rapidjson::Value& object, const char* name) {
+  auto it = object.FindMember(name);
+  if (it == object.MemberEnd() || !it->value.IsString()) return {};
+  return std::string_view(it->value.GetString(), it->value.GetStringLength());
+}
+
+// Feeds a run's temporary Informer with only the listed objects that
+// changed after the list's version: one the served Informer holds at the
+// same resourceVersion has had no event since, so the run needs no
+// previous object for it. Everything else passes through. Called on the
+// run's Reflector thread; the counts are read after the Reflector stopped.
+class ChangedOnly final : public kube::ListWatchSink {
+ public:
+  ChangedOnly(informer::Informer* past, const informer::Informer* served)
+      : past_(past), served_(served) {}
+
+  void OnListStart() override {
+    kept_ = skipped_ = 0;
+    past_->OnListStart();
+  }
+  void OnListItem(rapidjson::Value& object) override {
+    if (Unchanged(object)) {
+      ++skipped_;
+      return;
+    }
+    ++kept_;
+    past_->OnListItem(object);
+  }
+  void OnListEnd(std::string_view resource_version) override {
+    past_->OnListEnd(resource_version);
+  }
+  void OnWatchEvent(kube::WatchEventType type, rapidjson::Value& object) override {
+    past_->OnWatchEvent(type, object);
+  }
+  void OnBookmark(std::string_view resource_version) override {
+    past_->OnBookmark(resource_version);
+  }
+
+  uint64_t kept() const { return kept_; }
+  uint64_t skipped() const { return skipped_; }
+
+ private:
+  // Anything malformed counts as changed: the Informer rejects it itself.
+  bool Unchanged(const rapidjson::Value& object) const {
+    if (!object.IsObject()) return false;
+    auto metadata = object.FindMember("metadata");
+    if (metadata == object.MemberEnd() || !metadata->value.IsObject()) return false;
+    const std::string_view name = StringMember(metadata->value, "name");
+    std::optional<uint64_t> version =
+        cache::ParseResourceVersion(StringMember(metadata->value, "resourceVersion"));
+    if (name.empty() || !version.has_value()) return false;
+    cache::ObjectPtr served =
+        served_->Get(cache::ObjectKey(StringMember(metadata->value, "namespace"), name)).first;
+    return served != nullptr && served->resource_version_number() == *version;
+  }
+
+  informer::Informer* const past_;
+  const informer::Informer* const served_;
+  uint64_t kept_ = 0;
+  uint64_t skipped_ = 0;
+};
 
 }  // namespace
 
@@ -45,42 +113,81 @@ HistoryBackfill::~HistoryBackfill() {
   for (Waiting& waiting : orphans) waiting.done(absl::UnavailableError("informerd is stopping"));
 }
 
-bool HistoryBackfill::stopping() const {
-  absl::MutexLock lock(&mu_);
-  return stopping_;
-}
-
 size_t HistoryBackfill::pending() const {
   absl::MutexLock lock(&mu_);
   return waiting_.size();
 }
 
-uint64_t HistoryBackfill::runs() const {
+HistoryBackfill::Stats HistoryBackfill::stats() const {
   absl::MutexLock lock(&mu_);
-  return runs_;
+  return stats_;
 }
 
-void HistoryBackfill::Request(uint64_t version, std::function<void(absl::Status)> done) {
-  if (target_->stats().oldest_resource_version <= version) {
+absl::Status HistoryBackfill::RefusalLocked(uint64_t version, uint64_t oldest,
+                                            absl::Time now) const {
+  if (stopping_) return absl::UnavailableError("informerd is stopping");
+  if (version <= refused_through_) {
+    return absl::OutOfRangeError(absl::StrCat("too old resource version: ", version,
+                                              " (the API server no longer has ",
+                                              refused_through_, ")"));
+  }
+  // Joins the run that is gathering, or the running one when it covers it.
+  if (phase_ == Phase::kGathering || (phase_ == Phase::kRunning && version >= run_from_)) {
+    return absl::OkStatus();
+  }
+  if (answered_from_ != 0 && version >= answered_from_) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "too old resource version: ", version, " (", oldest,
+        "; the history from ", answered_from_, " was fetched from the API server once",
+        last_outcome_.ok() ? " and has been evicted since"
+                           : absl::StrCat(" and that failed: ", last_outcome_.message()),
+        ")"));
+  }
+  if (phase_ == Phase::kRunning || now < last_start_ + options_.window) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "too old resource version: ", version, " (", oldest,
+        "; informerd fetches older history from the API server at most once every ",
+        absl::FormatDuration(options_.window), ")"));
+  }
+  return absl::OkStatus();
+}
+
+void HistoryBackfill::Request(uint64_t version, std::function<void(absl::Status)> done,
+                              std::function<bool()> wanted) {
+  const uint64_t oldest = target_->stats().oldest_resource_version;
+  if (oldest <= version) {
     done(absl::OkStatus());
     return;
   }
-  absl::Status answer;
+  absl::Status refusal;
   {
     absl::MutexLock lock(&mu_);
-    if (stopping_) {
-      answer = absl::UnavailableError("informerd is stopping");
-    } else if (version <= refused_through_) {
-      answer = absl::OutOfRangeError(absl::StrCat(
-          "too old resource version: ", version, " (the API server no longer has ",
-          refused_through_, ")"));
-    } else {
-      waiting_.push_back(Waiting{version, std::move(done)});
+    const absl::Time now = absl::Now();
+    refusal = RefusalLocked(version, oldest, now);
+    if (refusal.ok()) {
+      if (phase_ == Phase::kIdle) {
+        phase_ = Phase::kGathering;
+        run_from_ = version;
+      } else if (phase_ == Phase::kGathering) {
+        run_from_ = std::min(run_from_, version);
+      }
+      if (phase_ == Phase::kGathering) last_join_ = now;
+      waiting_.push_back(Waiting{version, std::move(done), std::move(wanted)});
       if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
       return;
     }
+    if (absl::IsOutOfRange(refusal)) ++stats_.refused;
   }
-  done(std::move(answer));
+  done(std::move(refusal));
+}
+
+bool HistoryBackfill::AbandonedLocked() {
+  waiting_.erase(std::remove_if(waiting_.begin(), waiting_.end(),
+                                [](const Waiting& waiting) {
+                                  return waiting.wanted != nullptr && !waiting.wanted();
+                                }),
+                 waiting_.end());
+  return waiting_.empty();
 }
 
 void HistoryBackfill::Loop() {
@@ -89,13 +196,27 @@ void HistoryBackfill::Loop() {
     {
       absl::MutexLock lock(&mu_);
       auto work = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return stopping_ || !waiting_.empty();
+        return stopping_ || phase_ == Phase::kGathering;
       };
       mu_.Await(absl::Condition(&work));
       if (stopping_) return;
-      from = waiting_.front().version;
-      for (const Waiting& waiting : waiting_) from = std::min(from, waiting.version);
-      ++runs_;
+      const absl::Time latest = absl::Now() + options_.max_gather;
+      auto stopped = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
+      while (!stopping_) {
+        const absl::Time until = std::min(last_join_ + options_.gather, latest);
+        if (absl::Now() >= until) break;
+        mu_.AwaitWithDeadline(absl::Condition(&stopped), until);
+      }
+      if (stopping_) return;
+      if (AbandonedLocked()) {
+        // Nobody waits any more: nothing was asked upstream, nothing spent.
+        phase_ = Phase::kIdle;
+        continue;
+      }
+      phase_ = Phase::kRunning;
+      from = run_from_;
+      last_start_ = absl::Now();
+      ++stats_.runs;
     }
     const absl::Status status = Run(from);
     if (!status.ok()) {
@@ -107,24 +228,36 @@ void HistoryBackfill::Loop() {
     std::vector<std::pair<std::function<void(absl::Status)>, absl::Status>> answers;
     {
       absl::MutexLock lock(&mu_);
-      if (absl::IsOutOfRange(status)) refused_through_ = std::max(refused_through_, from);
-      for (auto it = waiting_.begin(); it != waiting_.end();) {
-        if (it->version >= oldest) {
-          answers.emplace_back(std::move(it->done), absl::OkStatus());
-        } else if (it->version >= from) {
-          // Covered by this run, which failed, or whose events have been
-          // evicted again since.
-          answers.emplace_back(std::move(it->done),
-                               status.ok() ? absl::OutOfRangeError(absl::StrCat(
-                                                 "too old resource version: ", it->version,
-                                                 " (", oldest, ")"))
-                                           : status);
-        } else {
-          ++it;  // asked for during the run, older than it reached: the next run
-          continue;
-        }
-        it = waiting_.erase(it);
+      phase_ = Phase::kIdle;
+      if (absl::IsCancelled(status)) {
+        ++stats_.abandoned;
+      } else {
+        answered_from_ = answered_from_ == 0 ? from : std::min(answered_from_, from);
+        last_outcome_ = status;
+        if (!status.ok() && !absl::IsOutOfRange(status)) ++stats_.failures;
       }
+      if (absl::IsOutOfRange(status)) refused_through_ = std::max(refused_through_, from);
+      // Every request waiting now asked for `from` or later (joining a
+      // running run needs that), so this run answers them all.
+      for (Waiting& waiting : waiting_) {
+        absl::Status answer;
+        if (waiting.version >= oldest) {
+          answer = absl::OkStatus();
+        } else if (status.ok()) {
+          // Evicted again since the run put it in.
+          answer = absl::OutOfRangeError(
+              absl::StrCat("too old resource version: ", waiting.version, " (", oldest, ")"));
+        } else if (absl::IsCancelled(status)) {
+          // Joined just after everyone else left: nothing was remembered,
+          // so a retry is answered by the policy afresh.
+          answer = absl::UnavailableError(absl::StrCat(
+              "the backfill from version ", from, " stopped; resume again"));
+        } else {
+          answer = status;
+        }
+        answers.emplace_back(std::move(waiting.done), std::move(answer));
+      }
+      waiting_.clear();
     }
     for (auto& [done, answer] : answers) done(std::move(answer));
   }
@@ -132,19 +265,31 @@ void HistoryBackfill::Loop() {
 
 absl::Status HistoryBackfill::Run(uint64_t from) {
   informer::Informer past(informer_options_);
+  ChangedOnly changed(&past, target_);
   kube::ReflectorOptions options = reflector_options_;
   options.streaming_list = false;
   options.list_exact_version = std::to_string(from);
   options.min_watch_timeout = options_.watch_timeout;
   options.max_watch_timeout = options_.watch_timeout;
-  kube::Reflector reflector(client_, info_, options, &past);
+  // The served state the skipped objects were compared with is at this
+  // version or later, so they are known unchanged through it, and the run
+  // may only hand over events up to it.
+  const uint64_t compared_at = target_->resource_version();
+  kube::Reflector reflector(client_, info_, options, &changed);
   reflector.Start();
   const absl::Time deadline = absl::Now() + options_.run_timeout;
   absl::Status status;
   while (true) {
-    if (stopping()) {
-      status = absl::UnavailableError("informerd is stopping");
-      break;
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopping_) {
+        status = absl::UnavailableError("informerd is stopping");
+        break;
+      }
+      if (AbandonedLocked()) {
+        status = absl::CancelledError("every caller waiting for the backfill went away");
+        break;
+      }
     }
     if (reflector.stats().expired_410.load() > 0) {
       status = absl::OutOfRangeError(absl::StrCat("too old resource version: ", from,
@@ -154,6 +299,12 @@ absl::Status HistoryBackfill::Run(uint64_t from) {
     // The served history's oldest version, which the run must reach; it
     // moves on as the served history evicts.
     const uint64_t through = target_->stats().oldest_resource_version;
+    if (through > compared_at) {
+      status = absl::UnavailableError(absl::StrCat(
+          "the served history moved past version ", compared_at,
+          " while the backfill from ", from, " ran"));
+      break;
+    }
     if (past.synced() && past.resource_version() >= through) {
       absl::StatusOr<std::vector<cache::Event>> events = past.EventsBetween(from, through);
       status = events.ok() ? target_->PrependHistory(*std::move(events), from, through)
@@ -170,6 +321,11 @@ absl::Status HistoryBackfill::Run(uint64_t from) {
     past.WaitForVersion(through, kPoll);
   }
   reflector.Stop();
+  {
+    absl::MutexLock lock(&mu_);
+    stats_.last_run_kept = changed.kept();
+    stats_.last_run_skipped = changed.skipped();
+  }
   return status;
 }
 

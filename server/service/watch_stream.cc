@@ -30,6 +30,11 @@ void WatchStream::WakeHandle::Detach() {
   stream_ = nullptr;
 }
 
+bool WatchStream::WakeHandle::attached() {
+  absl::MutexLock lock(&mu_);
+  return stream_ != nullptr;
+}
+
 WatchStream::WatchStream(informer::Informer* informer, std::string resource_name,
                          cache::Filter filter, WatchStreamOptions options,
                          std::optional<WatchStart> start, metrics::Metrics* metrics,
@@ -65,6 +70,10 @@ std::function<void(absl::StatusOr<WatchStart>)> WatchStream::Starter() {
   return [handle = wake_handle_](absl::StatusOr<WatchStart> start) {
     handle->Started(std::move(start));
   };
+}
+
+std::function<bool()> WatchStream::StillWaiting() {
+  return [handle = wake_handle_] { return handle->attached(); };
 }
 
 void WatchStream::OnStarted(absl::StatusOr<WatchStart> start) {

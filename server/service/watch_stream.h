@@ -112,6 +112,9 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   // cannot (it then ends with that status). Safe to call after the stream
   // is done: it then does nothing.
   std::function<void(absl::StatusOr<WatchStart>)> Starter();
+  // For a stream made without a start: whether it still waits for one (the
+  // client has not gone). Safe to call from any thread, at any time.
+  std::function<bool()> StillWaiting();
 
   // Ends the stream with `status` (used at server shutdown).
   void End(const grpc::Status& status, const std::string& reason);
@@ -140,6 +143,7 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     void Rechecked(const absl::Status& status);
     void Started(absl::StatusOr<WatchStart> start);
     void Detach();
+    bool attached();
 
    private:
     absl::Mutex mu_;

@@ -10,6 +10,7 @@ The release is named "t", so objects are named "t-informerd".
 """
 
 import base64
+import json
 import os
 import subprocess
 import sys
@@ -324,8 +325,10 @@ def check_default(r):
              f"default: initial events budgeted to a quarter of 1Gi, a caller a quarter of that, got {limits}")
     r.expect(r.config().get("initialEventsSeconds") == 600, "default: initialEventsSeconds 600")
     r.expect(not r.all("Certificate") and not r.all("Issuer"), "default: no cert-manager objects")
-    for kind in ("ServiceMonitor", "NetworkPolicy", "HorizontalPodAutoscaler"):
+    for kind in ("ServiceMonitor", "PrometheusRule", "NetworkPolicy", "HorizontalPodAutoscaler"):
         r.expect(not r.all(kind), f"{kind} rendered while disabled")
+    r.expect(not [c for c in r.all("ConfigMap") if c["metadata"]["name"] != FULLNAME],
+             "default: no dashboard ConfigMap")
     # A root: it reads the API server, with nothing of a leaf.
     r.expect(not r.upstream_config(), f"root: no upstream keys, got {r.upstream_config()}")
     r.expect(set(r.volumes()) == {"config", "tls"} and set(r.mounts()) == {"config", "tls"},
@@ -457,6 +460,65 @@ def check_monitoring(r):
     r.expect(test_labels.get(f"{FULLNAME}-client") == "true",
              "test pod: carries the client label the NetworkPolicy admits")
     r.expect(r.one("Deployment")["spec"]["replicas"] == 3, "replicaCount 3")
+    check_alerts(r)
+    check_dashboard(r)
+
+
+def chart_file(name):
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "charts",
+                        "informerd", "files", name)
+
+
+def check_alerts(r):
+    """The PrometheusRule holds files/alerts.yaml with monitoring.yaml's
+    overrides, and nothing else changed."""
+    rule = r.one("PrometheusRule")
+    r.expect(rule["apiVersion"] == "monitoring.coreos.com/v1", "PrometheusRule apiVersion")
+    r.expect(rule["metadata"]["namespace"] == r.namespace, "PrometheusRule: release namespace")
+    r.expect(rule["metadata"]["labels"].get("release") == "prometheus",
+             "PrometheusRule: prometheusRule.labels")
+    with open(chart_file("alerts.yaml")) as f:
+        source = yaml.safe_load(f)["groups"]
+    groups = rule["spec"]["groups"]
+    r.expect([g["name"] for g in groups] == [g["name"] for g in source],
+             "PrometheusRule: the groups of files/alerts.yaml")
+    rendered = {x["alert"]: x for g in groups for x in g["rules"]}
+    for want in (x for g in source for x in g["rules"]):
+        name = want["alert"]
+        if name == "InformerdRelisting":
+            r.expect(name not in rendered, f"{name}: enabled: false drops it")
+            continue
+        got = rendered.get(name)
+        if got is None:
+            r.errors.append(f"PrometheusRule: {name} missing")
+            continue
+        if name == "InformerdVersionLagGrowing":
+            r.expect(got["for"] == "20m" and got["labels"]["severity"] == "critical"
+                     and got["expr"] == "min_over_time(informerd_resource_version_lag[10m]) > 5000",
+                     f"{name}: for, severity and expr overridden, got {got}")
+        else:
+            r.expect(got["expr"] == want["expr"] and got["for"] == want["for"]
+                     and got["labels"]["severity"] == want["labels"]["severity"],
+                     f"{name}: as in files/alerts.yaml, got {got}")
+        r.expect(got["labels"].get("team") == "platform", f"{name}: prometheusRule.alertLabels")
+        r.expect(got["annotations"]["runbook_url"]
+                 == "https://docs.example.com/informerd/OPERATIONS.md#" + name.lower(),
+                 f"{name}: runbook_url under prometheusRule.runbookBaseURL")
+        r.expect(got["annotations"]["description"] == want["annotations"]["description"],
+                 f"{name}: description as in files/alerts.yaml")
+
+
+def check_dashboard(r):
+    dashboard = r.one("ConfigMap", f"{FULLNAME}-dashboard")
+    r.expect(dashboard["metadata"]["labels"].get("grafana_dashboard") == "1",
+             "dashboard ConfigMap: labelled for Grafana's sidecar")
+    r.expect(dashboard["metadata"].get("annotations", {}).get("grafana_folder") == "platform",
+             "dashboard ConfigMap: grafanaDashboard.annotations")
+    with open(chart_file("dashboard.json")) as f:
+        want = json.load(f)
+    got = json.loads(dashboard["data"]["informerd.json"])
+    r.expect(got == want, "dashboard ConfigMap: files/dashboard.json unchanged")
+    r.expect(got["uid"] == "informerd" and got["panels"], "dashboard: uid and panels")
 
 
 def check_custom(r):

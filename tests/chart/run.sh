@@ -315,6 +315,14 @@ run_offline_checks() {
   run_case "template refuses autoscaling without a metric" \
     expect_refused "autoscaling: needs targetCPUUtilizationPercentage or podsMetrics" \
     --set autoscaling.enabled=true --set autoscaling.targetCPUUtilizationPercentage=null
+  run_case "schema refuses an override of an alert the chart does not have" \
+    expect_refused "/prometheusRule/alerts" --set prometheusRule.alerts.InformerdTypo.for=5m
+  run_case "schema refuses an alert's for that is not a duration" \
+    expect_refused "/prometheusRule/alerts/InformerdRelisting/for" \
+    --set prometheusRule.alerts.InformerdRelisting.for=soon
+  run_case "schema refuses a dashboard label that is not a string" \
+    expect_refused "/grafanaDashboard/labels/grafana_dashboard" \
+    --set grafanaDashboard.labels.grafana_dashboard=1
   run_case "schema refuses an autoscaling Pods metric without a target" \
     expect_refused "/autoscaling/podsMetrics/0" --set autoscaling.enabled=true \
     --set-json 'autoscaling.podsMetrics=[{"name":"informerd_watchers_open"}]'
@@ -341,6 +349,13 @@ servicemonitor_crd() {
     "$kubectl" create -f "$here/servicemonitor-crd.yaml"
   "$kubectl" wait --for condition=established --timeout=60s \
     crd/servicemonitors.monitoring.coreos.com
+}
+
+prometheusrule_crd() {
+  "$kubectl" get crd prometheusrules.monitoring.coreos.com >/dev/null 2>&1 ||
+    "$kubectl" create -f "$here/prometheusrule-crd.yaml"
+  "$kubectl" wait --for condition=established --timeout=60s \
+    crd/prometheusrules.monitoring.coreos.com
 }
 
 # Stand-ins for cert-manager's CRDs (Issuer, Certificate), so that the
@@ -747,6 +762,7 @@ run_cluster_checks() {
     return 0
   fi
   run_case "ServiceMonitor CRD (stand-in) established" servicemonitor_crd
+  run_case "PrometheusRule CRD (stand-in) established" prometheusrule_crd
   run_case "cert-manager CRDs (stand-in) established" cert_manager_crds
   run_case "generated certificate kept across upgrades, renewed near its end (lookup)" generated_certificate_kept
   run_case "PodDisruptionBudget version the server serves" pdb_version_matches_server

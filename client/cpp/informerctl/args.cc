@@ -20,7 +20,7 @@ const char kUsage[] =
 Commands:
   resources                         the served resources and their caches
   get RESOURCE [NAME]               objects from the cache
-  watch RESOURCE                    stream changes, one JSON line per event
+  watch RESOURCE                    stream changes, one line per event
   health                            grpc.health.v1 check; exit 0 if SERVING (a failing
                                     connection is retried for up to 20 s)
 
@@ -37,7 +37,11 @@ get and watch flags:
   -A, --all-namespaces
   -l, --selector SELECTOR           label selector
   --field-selector SELECTOR
-  -o, --output FORMAT               get: table|json|name; watch: json|table
+  -o, --output FORMAT               table (default): kubectl's columns for the
+                                    type; wide: and -o wide's; json; yaml;
+                                    name (get only: kind/name). watch: a table
+                                    with an EVENT column; -o json: one
+                                    {"type":...,"object":...} line per event
 
 watch flags:
   --resource-version RV             resume after RV
@@ -178,13 +182,15 @@ absl::StatusOr<Command> ParseCommand(absl::string_view word) {
 absl::StatusOr<OutputFormat> ParseOutput(absl::string_view spelling,
                                          absl::string_view value,
                                          Command command) {
-  if (value == "json") return OutputFormat::kJson;
   if (value == "table") return OutputFormat::kTable;
+  if (value == "wide") return OutputFormat::kWide;
+  if (value == "json") return OutputFormat::kJson;
+  if (value == "yaml") return OutputFormat::kYaml;
   if (value == "name" && command == Command::kGet) return OutputFormat::kName;
   return UsageError(absl::StrCat(
       spelling, ": unknown format \"", value, "\" for ", CommandName(command),
-      command == Command::kGet ? " (want table, json or name)"
-                               : " (want json or table)"));
+      command == Command::kGet ? " (want table, wide, json, yaml or name)"
+                               : " (want table, wide, json or yaml)"));
 }
 
 // Splits argv into flags with their values and positional arguments.
@@ -411,8 +417,7 @@ absl::StatusOr<CommandLine> ParseCommandLine(
   absl::StatusOr<Command> command = ParseCommand(tokens.positional[0]);
   if (!command.ok()) return command.status();
   line.command = *command;
-  line.output = line.command == Command::kWatch ? OutputFormat::kJson
-                                                : OutputFormat::kTable;
+  line.output = OutputFormat::kTable;
 
   for (auto& [seen, value] : tokens.flags) {
     if (!AllowedFor(line.command, seen.spec->flag)) {

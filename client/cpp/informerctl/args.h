@@ -18,7 +18,9 @@ namespace informerctl {
 
 enum class Command { kResources, kGet, kWatch, kHealth };
 
-enum class OutputFormat { kTable, kJson, kName };
+// table: kubectl's columns for the type (columns.h); wide: with the extra
+// columns of kubectl's -o wide.
+enum class OutputFormat { kTable, kWide, kJson, kYaml, kName };
 
 struct CommandLine {
   // True for --help / -h: print the usage and do nothing else.
@@ -39,7 +41,6 @@ struct CommandLine {
   std::string resource_version;
   bool initial_events = false;
   bool bookmarks = false;
-  // Defaults: table for get, json for watch.
   OutputFormat output = OutputFormat::kTable;
 };
 

@@ -1,6 +1,7 @@
 #include "client/cpp/informerctl/args.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -49,7 +50,23 @@ TEST(ParseCommandLineTest, Defaults) {
 
   absl::StatusOr<CommandLine> watch = Parse({"watch", "pods"});
   ASSERT_TRUE(watch.ok()) << watch.status();
-  EXPECT_EQ(watch->output, OutputFormat::kJson);
+  EXPECT_EQ(watch->output, OutputFormat::kTable);
+}
+
+TEST(ParseCommandLineTest, OutputFormats) {
+  const std::pair<const char*, OutputFormat> kFormats[] = {
+      {"table", OutputFormat::kTable}, {"wide", OutputFormat::kWide},
+      {"json", OutputFormat::kJson},   {"yaml", OutputFormat::kYaml},
+      {"name", OutputFormat::kName}};
+  for (const auto& [spelling, format] : kFormats) {
+    absl::StatusOr<CommandLine> get = Parse({"get", "pods", "-o", spelling});
+    ASSERT_TRUE(get.ok()) << spelling << ": " << get.status();
+    EXPECT_EQ(get->output, format) << spelling;
+    if (format == OutputFormat::kName) continue;
+    absl::StatusOr<CommandLine> watch = Parse({"watch", "pods", "-o", spelling});
+    ASSERT_TRUE(watch.ok()) << spelling << ": " << watch.status();
+    EXPECT_EQ(watch->output, format) << spelling;
+  }
 }
 
 TEST(ParseCommandLineTest, WatchFlags) {
@@ -142,10 +159,10 @@ TEST(ParseCommandLineTest, UsageErrorsNameTheFlag) {
   EXPECT_EQ(ErrorOf({"get", "pods", "-n"}), "-n: needs a value");
   EXPECT_EQ(ErrorOf({"get", "pods", "-A=x"}), "-A: takes no value");
   EXPECT_EQ(ErrorOf({"get", "pods", "--tls=yes"}), "--tls: takes no value");
-  EXPECT_EQ(ErrorOf({"get", "pods", "-o", "yaml"}),
-            "-o: unknown format \"yaml\" for get (want table, json or name)");
+  EXPECT_EQ(ErrorOf({"get", "pods", "-o", "toml"}),
+            "-o: unknown format \"toml\" for get (want table, wide, json, yaml or name)");
   EXPECT_EQ(ErrorOf({"watch", "pods", "--output=name"}),
-            "--output: unknown format \"name\" for watch (want json or table)");
+            "--output: unknown format \"name\" for watch (want table, wide, json or yaml)");
   EXPECT_EQ(ErrorOf({"get", "pods", "--bookmarks"}),
             "--bookmarks: not a flag of get");
   EXPECT_EQ(ErrorOf({"health", "-n", "x"}), "-n: not a flag of health");

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "client/cpp/informerctl/commands.h"
 #include "client/cpp/informerctl/errors.h"
 #include "client/cpp/informerctl/get_format.h"
@@ -58,11 +59,19 @@ int PrintObjects(const CommandLine& line,
         std::cout << FormatListJson(objects, resource_version);
       }
       break;
+    case OutputFormat::kYaml: {
+      absl::StatusOr<std::string> yaml =
+          single ? FormatObjectYaml(objects.front())
+                 : FormatListYaml(objects, resource_version);
+      if (!yaml.ok()) return ReportError(yaml.status());
+      std::cout << *yaml;
+      break;
+    }
     case OutputFormat::kName:
-      std::cout << FormatObjectNames(objects,
-                                     ResourceDisplayName(resource.resource()));
+      std::cout << FormatObjectNames(objects, resource);
       break;
     case OutputFormat::kTable:
+    case OutputFormat::kWide: {
       if (objects.empty()) {
         std::string namespace_name = RequestNamespace(line, resource.namespaced());
         std::cerr << (namespace_name.empty()
@@ -72,9 +81,13 @@ int PrintObjects(const CommandLine& line,
                   << std::endl;
         break;
       }
-      std::cout << FormatObjectTable(
-          objects, resource.namespaced() && line.all_namespaces);
+      TableOptions options;
+      options.with_namespace = resource.namespaced() && line.all_namespaces;
+      options.wide = line.output == OutputFormat::kWide;
+      options.now = absl::Now();
+      std::cout << FormatObjectTable(resource.resource(), objects, options);
       break;
+    }
   }
   std::cout << std::flush;
   return kExitOk;

@@ -1,28 +1,22 @@
 #include "client/cpp/informerctl/get_format.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "client/cpp/informerctl/json_text.h"
 #include "client/cpp/informerctl/table.h"
+#include "client/cpp/informerctl/yaml_text.h"
 
 namespace informerd {
 namespace informerctl {
 
-std::string FormatObjectTable(const std::vector<informerd::v1::Object>& objects,
-                              bool with_namespace) {
+std::string FormatObjectTable(const informerd::v1::ResourceName& resource,
+                              const std::vector<informerd::v1::Object>& objects,
+                              const TableOptions& options) {
   std::vector<std::vector<std::string>> rows;
   rows.reserve(objects.size() + 1);
-  if (with_namespace) {
-    rows.push_back({"NAMESPACE", "NAME", "RESOURCE-VERSION"});
-  } else {
-    rows.push_back({"NAME", "RESOURCE-VERSION"});
-  }
+  rows.push_back(TableHeader(resource, options));
   for (const informerd::v1::Object& object : objects) {
-    if (with_namespace) {
-      rows.push_back(
-          {object.namespace_(), object.name(), object.resource_version()});
-    } else {
-      rows.push_back({object.name(), object.resource_version()});
-    }
+    rows.push_back(TableRow(resource, object, options));
   }
   return FormatTable(rows);
 }
@@ -39,11 +33,27 @@ std::string FormatListJson(const std::vector<informerd::v1::Object>& objects,
   return json;
 }
 
+absl::StatusOr<std::string> FormatObjectYaml(const informerd::v1::Object& object) {
+  return JsonToYaml(ObjectJson(object));
+}
+
+absl::StatusOr<std::string> FormatListYaml(
+    const std::vector<informerd::v1::Object>& objects,
+    const std::string& resource_version) {
+  return JsonToYaml(FormatListJson(objects, resource_version));
+}
+
 std::string FormatObjectNames(const std::vector<informerd::v1::Object>& objects,
-                              const std::string& resource_display_name) {
+                              const informerd::v1::ResourceStatus& resource) {
+  std::string prefix = resource.kind().empty()
+                           ? resource.resource().resource()
+                           : absl::AsciiStrToLower(resource.kind());
+  if (!resource.resource().group().empty()) {
+    absl::StrAppend(&prefix, ".", resource.resource().group());
+  }
   std::string names;
   for (const informerd::v1::Object& object : objects) {
-    absl::StrAppend(&names, resource_display_name, "/", object.name(), "\n");
+    absl::StrAppend(&names, prefix, "/", object.name(), "\n");
   }
   return names;
 }

@@ -13,6 +13,19 @@ TEST(FormatTableTest, AlignsColumnsWithoutTrailingSpaces) {
             "b             22\n");
 }
 
+TEST(FormatTableTest, ColumnsAreAtLeastSixWide) {
+  EXPECT_EQ(FormatTable({{"A", "B", "C"}, {"x", "yy", "z"}}),
+            "A     B     C\n"
+            "x     yy    z\n");
+}
+
+TEST(StreamTableTest, ColumnsGrowAndNeverShrink) {
+  StreamTable table;
+  EXPECT_EQ(table.Line({"EVENT", "NAME", "AGE"}), "EVENT   NAME   AGE");
+  EXPECT_EQ(table.Line({"ADDED", "a-long-name", "0s"}), "ADDED   a-long-name   0s");
+  EXPECT_EQ(table.Line({"DELETED", "b", "1s"}), "DELETED   b             1s");
+}
+
 TEST(FormatTableTest, EmptyTableIsEmpty) { EXPECT_EQ(FormatTable({}), ""); }
 
 }  // namespace

@@ -2,11 +2,14 @@
 #include <cstdlib>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "client/cpp/informerctl/commands.h"
 #include "client/cpp/informerctl/errors.h"
 #include "client/cpp/informerctl/interrupt.h"
 #include "client/cpp/informerctl/resource_lookup.h"
 #include "client/cpp/informerctl/watch_format.h"
+#include "client/cpp/informerctl/yaml_text.h"
 
 namespace informerd {
 namespace informerctl {
@@ -55,16 +58,36 @@ int RunWatch(const CommandLine& line) {
 
   std::unique_ptr<grpc::ClientReader<informerd::v1::WatchEvent>> reader =
       stub->Watch(&context, request);
-  if (line.output == OutputFormat::kTable) PrintLine(WatchTableHeader(options));
+  const bool table = line.output == OutputFormat::kTable ||
+                     line.output == OutputFormat::kWide;
+  WatchTable rows(resource->resource(), options,
+                  line.output == OutputFormat::kWide);
+  if (table) PrintLine(rows.Header());
+  absl::Status print_error;
   informerd::v1::WatchEvent event;
   while (reader->Read(&event)) {
-    std::optional<std::string> text =
-        line.output == OutputFormat::kTable ? FormatWatchEventRow(event, options)
-                                            : FormatWatchEventJson(event, options);
+    std::optional<std::string> text;
+    if (table) {
+      text = rows.Row(event, absl::Now());
+    } else {
+      text = FormatWatchEventJson(event, options);
+      if (text.has_value() && line.output == OutputFormat::kYaml) {
+        // One YAML document per event, as kubectl -w -o yaml separates them.
+        absl::StatusOr<std::string> yaml = JsonToYaml(*text);
+        if (!yaml.ok()) {
+          print_error = yaml.status();
+          context.TryCancel();
+          break;
+        }
+        text = absl::StrCat("---\n", *yaml);
+        text->pop_back();
+      }
+    }
     if (text.has_value()) PrintLine(*text);
   }
   grpc::Status status = reader->Finish();
   interrupts.SetOnInterrupt(nullptr);
+  if (!print_error.ok()) return ReportError(print_error);
   if (interrupts.interrupted()) return kExitOk;
   if (!status.ok()) return ReportError(FromGrpcStatus(status));
   return kExitOk;

@@ -1,6 +1,10 @@
 #include "client/cpp/informerctl/watch_format.h"
 
+#include <utility>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
+#include "client/cpp/informerctl/columns.h"
 #include "client/cpp/informerctl/json_text.h"
 
 namespace informerd {
@@ -9,10 +13,6 @@ namespace informerctl {
 namespace {
 
 using informerd::v1::WatchEvent;
-
-constexpr size_t kEventWidth = 10;
-constexpr size_t kNamespaceWidth = 20;
-constexpr size_t kNameWidth = 40;
 
 // nullptr for types that are not shown.
 const char* TypeName(WatchEvent::Type type) {
@@ -60,12 +60,6 @@ std::string BookmarkObjectJson(const WatchEvent& event,
   return json;
 }
 
-// text followed by spaces up to width, and at least one.
-std::string Column(const std::string& text, size_t width) {
-  size_t padding = text.size() < width ? width - text.size() : 1;
-  return text + std::string(padding, ' ');
-}
-
 }  // namespace
 
 std::optional<std::string> FormatWatchEventJson(
@@ -83,20 +77,36 @@ std::optional<std::string> FormatWatchEventJson(
   return line;
 }
 
-std::string WatchTableHeader(const WatchLineOptions& options) {
-  std::string header = Column("EVENT", kEventWidth);
-  if (options.with_namespace) header += Column("NAMESPACE", kNamespaceWidth);
-  return header + Column("NAME", kNameWidth) + "RESOURCE-VERSION";
+WatchTable::WatchTable(informerd::v1::ResourceName resource,
+                       WatchLineOptions options, bool wide)
+    : resource_(std::move(resource)), options_(std::move(options)), wide_(wide) {}
+
+std::string WatchTable::Header() {
+  TableOptions columns;
+  columns.with_namespace = options_.with_namespace;
+  columns.wide = wide_;
+  std::vector<std::string> header = {"EVENT"};
+  std::vector<std::string> rest = TableHeader(resource_, columns);
+  header.insert(header.end(), rest.begin(), rest.end());
+  return table_.Line(header);
 }
 
-std::optional<std::string> FormatWatchEventRow(
-    const WatchEvent& event, const WatchLineOptions& options) {
-  if (!Shown(event, options)) return std::nullopt;
-  std::string row = Column(TypeName(event.type()), kEventWidth);
-  if (options.with_namespace) {
-    row += Column(event.object().namespace_(), kNamespaceWidth);
+std::optional<std::string> WatchTable::Row(const WatchEvent& event,
+                                           absl::Time now) {
+  if (!Shown(event, options_)) return std::nullopt;
+  std::vector<std::string> row = {TypeName(event.type())};
+  if (event.type() == WatchEvent::BOOKMARK) {
+    if (options_.with_namespace) row.push_back("");
+    row.push_back(absl::StrCat("(resource version ", EventVersion(event), ")"));
+    return table_.Line(row);
   }
-  return row + Column(event.object().name(), kNameWidth) + EventVersion(event);
+  TableOptions columns;
+  columns.with_namespace = options_.with_namespace;
+  columns.wide = wide_;
+  columns.now = now;
+  std::vector<std::string> rest = TableRow(resource_, event.object(), columns);
+  row.insert(row.end(), rest.begin(), rest.end());
+  return table_.Line(row);
 }
 
 }  // namespace informerctl

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "absl/time/time.h"
+#include "client/cpp/informerctl/table.h"
 #include "informerd/v1/informerd.pb.h"
 
 namespace informerd {
@@ -19,7 +21,7 @@ struct WatchLineOptions {
   // Put into bookmark objects, as the API server does; omitted when empty.
   std::string api_version;
   std::string kind;
-  // Table rows only: include a NAMESPACE column.
+  // WatchTable only: include a NAMESPACE column.
   bool with_namespace = false;
 };
 
@@ -30,12 +32,30 @@ struct WatchLineOptions {
 std::optional<std::string> FormatWatchEventJson(
     const informerd::v1::WatchEvent& event, const WatchLineOptions& options);
 
-std::string WatchTableHeader(const WatchLineOptions& options);
+// kubectl get -w --output-watch-events: EVENT, then the columns of get's
+// table (columns.h), one line per event as it comes, aligned as far as the
+// events so far allow (StreamTable). A shown bookmark has only its event
+// type and "(resource version RV)" in the NAME column.
+//
+// Thread safety: not thread-safe.
+class WatchTable {
+ public:
+  WatchTable(informerd::v1::ResourceName resource, WatchLineOptions options,
+             bool wide);
 
-// EVENT [NAMESPACE] NAME RESOURCE-VERSION in fixed-width columns, since a
-// stream cannot be measured in advance.
-std::optional<std::string> FormatWatchEventRow(
-    const informerd::v1::WatchEvent& event, const WatchLineOptions& options);
+  // The header line; print it once, first.
+  std::string Header();
+
+  // The event's line, AGE measured up to now; nullopt for events not shown.
+  std::optional<std::string> Row(const informerd::v1::WatchEvent& event,
+                                 absl::Time now);
+
+ private:
+  const informerd::v1::ResourceName resource_;
+  const WatchLineOptions options_;
+  const bool wide_;
+  StreamTable table_;
+};
 
 }  // namespace informerctl
 }  // namespace informerd

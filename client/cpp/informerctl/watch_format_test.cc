@@ -8,6 +8,19 @@ namespace {
 
 using informerd::v1::WatchEvent;
 
+constexpr char kConfigMap[] =
+    R"({"metadata":{"creationTimestamp":"2026-01-02T10:00:00Z"},"data":{"a":"1","b":"2"}})";
+
+absl::Time Now() {
+  return absl::FromUnixSeconds(1767348005);  // 2026-01-02T10:00:05Z
+}
+
+informerd::v1::ResourceName ConfigMaps() {
+  informerd::v1::ResourceName resource;
+  resource.set_resource("configmaps");
+  return resource;
+}
+
 WatchEvent MakeEvent(WatchEvent::Type type, const std::string& json) {
   WatchEvent event;
   event.set_type(type);
@@ -51,7 +64,8 @@ TEST(WatchFormatTest, FinalStateUnknownAtTopLevelOfDeletes) {
 TEST(WatchFormatTest, BookmarksHiddenUnlessAsked) {
   WatchLineOptions hidden;
   EXPECT_EQ(FormatWatchEventJson(MakeBookmark("5", false), hidden), std::nullopt);
-  EXPECT_EQ(FormatWatchEventRow(MakeBookmark("5", false), hidden), std::nullopt);
+  EXPECT_EQ(WatchTable(ConfigMaps(), hidden, false).Row(MakeBookmark("5", false), Now()),
+            std::nullopt);
 
   WatchLineOptions shown;
   shown.show_bookmarks = true;
@@ -70,21 +84,46 @@ TEST(WatchFormatTest, UnspecifiedTypeIsNotShown) {
   WatchLineOptions options;
   options.show_bookmarks = true;
   EXPECT_EQ(FormatWatchEventJson(event, options), std::nullopt);
-  EXPECT_EQ(FormatWatchEventRow(event, options), std::nullopt);
+  EXPECT_EQ(WatchTable(ConfigMaps(), options, false).Row(event, Now()), std::nullopt);
 }
 
-TEST(WatchFormatTest, TableRows) {
+TEST(WatchFormatTest, TableRowsHaveAnEventColumnAndTheTypesColumns) {
   WatchLineOptions options;
   options.with_namespace = true;
-  EXPECT_EQ(WatchTableHeader(options),
-            "EVENT     NAMESPACE           "
-            "NAME                                    RESOURCE-VERSION");
-  EXPECT_EQ(FormatWatchEventRow(MakeEvent(WatchEvent::ADDED, "{}"), options),
-            "ADDED     ns                  "
-            "cm                                      10");
-  options.with_namespace = false;
-  EXPECT_EQ(FormatWatchEventRow(MakeEvent(WatchEvent::DELETED, "{}"), options),
-            "DELETED   cm                                      10");
+  WatchTable table(ConfigMaps(), options, /*wide=*/false);
+  EXPECT_EQ(table.Header(), "EVENT   NAMESPACE   NAME   DATA   AGE");
+  EXPECT_EQ(table.Row(MakeEvent(WatchEvent::ADDED, kConfigMap), Now()),
+            "ADDED   ns          cm     2      5s");
+  EXPECT_EQ(table.Row(MakeEvent(WatchEvent::DELETED, kConfigMap), Now()),
+            "DELETED   ns          cm     2      5s");
+}
+
+TEST(WatchFormatTest, ShownBookmarkRowNamesItsVersion) {
+  WatchLineOptions options;
+  options.show_bookmarks = true;
+  WatchTable table(ConfigMaps(), options, /*wide=*/false);
+  table.Header();
+  EXPECT_EQ(table.Row(MakeBookmark("7", false), Now()),
+            "BOOKMARK   (resource version 7)");
+}
+
+TEST(WatchFormatTest, WideTableOfPods) {
+  informerd::v1::ResourceName pods;
+  pods.set_resource("pods");
+  WatchTable table(pods, WatchLineOptions(), /*wide=*/true);
+  EXPECT_EQ(table.Header(),
+            "EVENT   NAME   READY   STATUS   RESTARTS   AGE   IP    NODE   "
+            "NOMINATED NODE   READINESS GATES");
+  EXPECT_EQ(table.Row(MakeEvent(WatchEvent::ADDED,
+                                R"({"metadata":{"creationTimestamp":"2026-01-02T10:00:00Z"},)"
+                                R"("spec":{"containers":[{"name":"c"}]},"status":{"phase":"Pending"}})"),
+                      Now()),
+            "ADDED   cm     0/1     Pending   0          5s    <none>   <none>   "
+            "<none>           <none>");
+  // Cells wider than the header widen their column from then on.
+  EXPECT_EQ(table.Row(MakeEvent(WatchEvent::DELETED, "{}"), Now()),
+            "DELETED   cm     0/0               0          <unknown>   <none>   <none>   "
+            "<none>           <none>");
 }
 
 }  // namespace
