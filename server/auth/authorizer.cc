@@ -80,11 +80,17 @@ Authorizer::Authorizer(Reviewer* reviewer, AuthorizerOptions options)
     : reviewer_(reviewer),
       options_(std::move(options)),
       tokens_(options_.cache_capacity),
+      remembered_tokens_(options_.cache_capacity),
       rejected_tokens_(options_.cache_capacity),
-      decisions_(options_.cache_capacity) {}
+      allowed_(options_.cache_capacity),
+      denied_(options_.cache_capacity) {}
 
-absl::StatusOr<UserInfo> Authorizer::Authenticate(
-    std::string_view token, const std::function<absl::Status()>& admit_review) {
+std::optional<std::string> Authorizer::RememberedUser(std::string_view token) {
+  return remembered_tokens_.Get(TokenKey(token), options_.clock());
+}
+
+absl::StatusOr<UserInfo> Authorizer::Authenticate(std::string_view token,
+                                                  const AdmitReview& admit_review) {
   std::string key = TokenKey(token);
   absl::Time now = options_.clock();
   if (std::optional<UserInfo> cached = tokens_.Get(key, now); cached.has_value()) {
@@ -92,7 +98,8 @@ absl::StatusOr<UserInfo> Authorizer::Authenticate(
   }
   if (rejected_tokens_.Get(key, now).has_value()) return absl::UnauthenticatedError(kRejectedToken);
   if (admit_review) {
-    if (absl::Status admitted = admit_review(); !admitted.ok()) return admitted;
+    const bool remembered = remembered_tokens_.Get(key, now).has_value();
+    if (absl::Status admitted = admit_review(remembered); !admitted.ok()) return admitted;
   }
   if (defer_reviews > 0) return ReviewNeeded();
   if (token_reviews_in_flight_.fetch_add(1) >= options_.max_concurrent_token_reviews) {
@@ -104,9 +111,11 @@ absl::StatusOr<UserInfo> Authorizer::Authenticate(
   token_reviews_in_flight_.fetch_sub(1);
   if (user.ok() && !user->username.empty()) {
     tokens_.Put(key, *user, now + options_.token_ttl);
+    remembered_tokens_.Put(key, user->username, now + options_.remembered_token_ttl);
     return user;
   }
   if (user.ok() || user.status().code() == absl::StatusCode::kUnauthenticated) {
+    remembered_tokens_.Erase(key);
     rejected_tokens_.Put(key, true, now + options_.token_ttl);
     return absl::UnauthenticatedError(kRejectedToken);
   }
@@ -120,8 +129,12 @@ absl::StatusOr<UserInfo> Authorizer::Authenticate(
 absl::Status Authorizer::Authorize(const UserInfo& user, const ResourceAttributes& attributes) {
   std::string key = DecisionKey(user, attributes);
   absl::Time now = options_.clock();
-  std::optional<bool> allowed = decisions_.Get(key, now);
-  if (!allowed.has_value()) {
+  std::optional<bool> allowed;
+  if (allowed_.Get(key, now).has_value()) {
+    allowed = true;
+  } else if (denied_.Get(key, now).has_value()) {
+    allowed = false;
+  } else {
     if (defer_reviews > 0) return ReviewNeeded();
     absl::StatusOr<bool> reviewed = reviewer_->ReviewAccess(user, attributes);
     if (!reviewed.ok()) {
@@ -131,7 +144,7 @@ absl::Status Authorizer::Authorize(const UserInfo& user, const ResourceAttribute
           "cannot authorize: the SubjectAccessReview failed (informerd's log says why); retry");
     }
     allowed = *reviewed;
-    decisions_.Put(key, *allowed, now + options_.decision_ttl);
+    (*allowed ? allowed_ : denied_).Put(key, true, now + options_.decision_ttl);
   }
   if (*allowed) return absl::OkStatus();
   return absl::PermissionDeniedError(DeniedMessage(user, attributes));

@@ -2,6 +2,13 @@
 // reads, remembering the Reviewer's answers (allowed and denied alike) for a
 // short time so a busy client costs the authority almost nothing.
 //
+// Tokens the authority accepted are also remembered (by hash, with their
+// user's name) for much longer than their answers are trusted, so that when
+// one must be reviewed again it is known not to be made up: its review is
+// charged to a budget of its own (see Authenticate) that a flood of unknown
+// tokens cannot spend. Remembering grants nothing: a remembered token is
+// reviewed like any other.
+//
 // Reviewer failures (the authority unreachable) are not remembered and
 // become UNAVAILABLE, so the caller retries; they never grant access.
 //
@@ -11,6 +18,7 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -25,7 +33,11 @@ namespace informerd::auth {
 struct AuthorizerOptions {
   absl::Duration token_ttl = absl::Seconds(30);
   absl::Duration decision_ttl = absl::Seconds(10);
-  // Entries per cache (accepted tokens, rejected tokens, decisions).
+  // How long an accepted token is remembered (not trusted) after its last
+  // acceptance; a rejection forgets it at once.
+  absl::Duration remembered_token_ttl = absl::Hours(1);
+  // Entries per cache (accepted, remembered and rejected tokens; allowed
+  // and denied decisions).
   size_t cache_capacity = 10000;
   // TokenReviews in flight at once; beyond, UNAVAILABLE at once rather
   // than one more blocked thread and one more request to the apiserver.
@@ -53,11 +65,19 @@ class Authorizer {
   // REQUIRES: options.cache_capacity > 0.
   Authorizer(Reviewer* reviewer, AuthorizerOptions options);
 
+  // Decides whether a TokenReview may be spent on a token that is not
+  // cached; `remembered`: the authority accepted the token before.
+  using AdmitReview = std::function<absl::Status(bool remembered)>;
+
   // The token's user, or UNAUTHENTICATED, or UNAVAILABLE. When the answer
   // is not cached, `admit_review` (if given) decides first whether a
   // TokenReview may be spent on it: its error is returned as is.
-  absl::StatusOr<UserInfo> Authenticate(
-      std::string_view token, const std::function<absl::Status()>& admit_review = nullptr);
+  absl::StatusOr<UserInfo> Authenticate(std::string_view token,
+                                        const AdmitReview& admit_review = nullptr);
+
+  // The name of the user the token was last accepted for, while it is
+  // remembered; nullopt for a token never accepted (or since rejected).
+  std::optional<std::string> RememberedUser(std::string_view token);
 
   // OK when allowed; PERMISSION_DENIED naming the user, verb, resource and
   // scope (e.g. `user "alice" cannot list configmaps at the cluster scope`);
@@ -69,10 +89,14 @@ class Authorizer {
   const AuthorizerOptions options_;
   // Keyed by the token's SHA-256, so no token is kept in memory longer than
   // its call. Rejections have a cache of their own: a flood of bad tokens
-  // evicts other bad tokens, never a caller's good one.
+  // evicts other bad tokens, never a caller's good one. Likewise denials:
+  // an unprivileged caller asking about many namespaces evicts its own
+  // denials, never another caller's permissions.
   TtlCache<UserInfo> tokens_;
+  TtlCache<std::string> remembered_tokens_;
   TtlCache<bool> rejected_tokens_;
-  TtlCache<bool> decisions_;
+  TtlCache<bool> allowed_;
+  TtlCache<bool> denied_;
   std::atomic<size_t> token_reviews_in_flight_{0};
 };
 

@@ -103,7 +103,7 @@ TEST_F(AuthorizerTest, AFloodOfBadTokensDoesNotEvictGoodOnes) {
 TEST_F(AuthorizerTest, AdmitReviewGuardsOnlyUncachedTokens) {
   Authorizer authorizer = MakeAuthorizer();
   int asked = 0;
-  auto refuse = [&asked] {
+  auto refuse = [&asked](bool) {
     ++asked;
     return absl::ResourceExhaustedError("TokenReview rate of ipv4:10.0.0.1 is over its limit");
   };
@@ -213,10 +213,80 @@ TEST_F(AuthorizerTest, BoundedCacheStillAnswersCorrectly) {
   Authorizer authorizer = MakeAuthorizer(/*capacity=*/1);
   UserInfo alice = *authorizer.Authenticate("t-alice");
   for (int i = 0; i < 3; ++i) {
-    EXPECT_TRUE(authorizer.Authorize(alice, {"list", "", "configmaps", "n1", ""}).ok());
     EXPECT_FALSE(authorizer.Authorize(alice, {"list", "", "configmaps", "n2", ""}).ok());
+    EXPECT_FALSE(authorizer.Authorize(alice, {"list", "", "configmaps", "n3", ""}).ok());
+    EXPECT_TRUE(authorizer.Authorize(alice, {"list", "", "configmaps", "n1", ""}).ok());
   }
-  EXPECT_EQ(reviewer_.access_reviews, 6);
+  // The two denials evict each other; the permission has a cache of its own.
+  EXPECT_EQ(reviewer_.access_reviews, 7);
+}
+
+// An unprivileged caller asking about namespace after namespace (finding 4
+// of issue 26) evicts only denials: alice's permission stays cached.
+TEST_F(AuthorizerTest, AFloodOfDenialsDoesNotEvictPermissions) {
+  Authorizer authorizer = MakeAuthorizer(/*capacity=*/4);
+  UserInfo alice = *authorizer.Authenticate("t-alice");
+  UserInfo carol{"carol", "", {}, {}};
+  ASSERT_TRUE(authorizer.Authorize(alice, {"list", "", "configmaps", "n1", ""}).ok());
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_EQ(authorizer.Authorize(carol, {"list", "", "configmaps", "x" + std::to_string(i), ""})
+                  .code(),
+              absl::StatusCode::kPermissionDenied);
+  }
+  const int reviews = reviewer_.access_reviews;
+  EXPECT_TRUE(authorizer.Authorize(alice, {"list", "", "configmaps", "n1", ""}).ok());
+  EXPECT_EQ(reviewer_.access_reviews, reviews) << "alice's permission was evicted";
+}
+
+TEST_F(AuthorizerTest, ANewerDecisionReplacesTheOlderOne) {
+  Authorizer authorizer = MakeAuthorizer();
+  UserInfo alice = *authorizer.Authenticate("t-alice");
+  ResourceAttributes n1{"list", "", "configmaps", "n1", ""};
+  ASSERT_TRUE(authorizer.Authorize(alice, n1).ok());
+  reviewer_.allowed.clear();
+  now_ += absl::Seconds(11);
+  EXPECT_EQ(authorizer.Authorize(alice, n1).code(), absl::StatusCode::kPermissionDenied);
+  reviewer_.allowed.insert("alice/list/configmaps/n1");
+  now_ += absl::Seconds(11);
+  EXPECT_TRUE(authorizer.Authorize(alice, n1).ok());
+  EXPECT_EQ(reviewer_.access_reviews, 3);
+}
+
+// A token once accepted is told apart from a made-up one when it must be
+// reviewed again (admit_review's `remembered`), until it is rejected or has
+// not been accepted for remembered_token_ttl.
+TEST_F(AuthorizerTest, RemembersAcceptedTokensUntilRejected) {
+  Authorizer authorizer = MakeAuthorizer();
+  std::vector<bool> asked;
+  auto admit = [&asked](bool remembered) {
+    asked.push_back(remembered);
+    return absl::OkStatus();
+  };
+  EXPECT_FALSE(authorizer.RememberedUser("t-alice").has_value());
+  ASSERT_TRUE(authorizer.Authenticate("t-alice", admit).ok());
+  EXPECT_EQ(authorizer.RememberedUser("t-alice"), "alice");
+  now_ += absl::Seconds(31);  // out of the token cache, still remembered
+  ASSERT_TRUE(authorizer.Authenticate("t-alice", admit).ok());
+  EXPECT_EQ(authorizer.Authenticate("t-made-up", admit).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_FALSE(authorizer.RememberedUser("t-made-up").has_value());
+  EXPECT_EQ(asked, (std::vector<bool>{false, true, false}));
+
+  // Revoked: the next review rejects it, and it is forgotten.
+  reviewer_.users.erase("t-alice");
+  now_ += absl::Seconds(31);
+  EXPECT_EQ(authorizer.Authenticate("t-alice", admit).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_FALSE(authorizer.RememberedUser("t-alice").has_value());
+}
+
+TEST_F(AuthorizerTest, ForgetsTokensNotAcceptedForTheRememberedTtl) {
+  Authorizer authorizer = MakeAuthorizer();
+  ASSERT_TRUE(authorizer.Authenticate("t-alice").ok());
+  now_ += absl::Minutes(59);
+  EXPECT_EQ(authorizer.RememberedUser("t-alice"), "alice");
+  now_ += absl::Minutes(2);
+  EXPECT_FALSE(authorizer.RememberedUser("t-alice").has_value());
 }
 
 }  // namespace

@@ -57,6 +57,15 @@ class TtlCache {
     entries_.emplace(key, Entry{std::move(value), expires, recency_.begin()});
   }
 
+  // Forgets `key`, if stored.
+  void Erase(const std::string& key) {
+    absl::MutexLock lock(&mu_);
+    auto found = entries_.find(key);
+    if (found == entries_.end()) return;
+    recency_.erase(found->second.recency);
+    entries_.erase(found);
+  }
+
   size_t size() const {
     absl::MutexLock lock(&mu_);
     return entries_.size();

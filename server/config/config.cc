@@ -250,13 +250,30 @@ class Parser {
          }},
         {"tokenReviewBurst", [](const Parser& p, const YAML::Node& v, const std::string& k,
                                 L* o) { return p.Size(v, k, 1, 100'000, &o->token_reviews.total_burst); }},
-        {"tokenReviewsPerSecondPerAddress",
+        {"tokenReviewsPerSecondPerLane",
          [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
            return p.Size(v, k, 1, 100'000, &o->token_reviews.per_identity_per_second);
          }},
-        {"tokenReviewBurstPerAddress",
+        {"tokenReviewBurstPerLane",
          [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
            return p.Size(v, k, 1, 100'000, &o->token_reviews.per_identity_burst);
+         }},
+        // Behind a proxy, NAT or hostNetwork every caller has one address:
+        // a budget per address was one budget that a flood could spend.
+        {"tokenReviewsPerSecondPerAddress",
+         [](const Parser& p, const YAML::Node&, const std::string& k, L*) {
+           return p.Error(k, "no longer supported: TokenReviews are budgeted per lane (tokens "
+                             "never accepted, tokens accepted before), not per client address; "
+                             "use tokenReviewsPerSecondPerLane");
+         }},
+        {"tokenReviewBurstPerAddress",
+         [](const Parser& p, const YAML::Node&, const std::string& k, L*) {
+           return p.Error(k, "no longer supported: TokenReviews are budgeted per lane, not per "
+                             "client address; use tokenReviewBurstPerLane");
+         }},
+        {"maxReviewsPerIdentity",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Size(v, k, 1, 1'000, &o->max_reviews_per_identity);
          }},
     };
     return Fields(node, where, kFields, out);

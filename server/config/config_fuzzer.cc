@@ -54,7 +54,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       limits.max_watches_per_identity > 1'000'000 || limits.max_lists > 1'000'000 ||
       limits.max_lists_per_identity > 1'000'000 || !Within(rates.total_per_second, 1, 1e6) ||
       !Within(rates.total_burst, 1, 1e6) || !Within(rates.per_identity_per_second, 1, 1e6) ||
-      !Within(rates.per_identity_burst, 1, 1e6)) {
+      !Within(rates.per_identity_burst, 1, 1e6) || limits.max_reviews_per_identity < 1 ||
+      limits.max_reviews_per_identity > 1'000) {
     abort();
   }
   return 0;

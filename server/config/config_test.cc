@@ -78,8 +78,9 @@ limits:
   minClientPingIntervalSeconds: 20
   grpcMemoryQuotaBytes: 268435456
   tokenReviewBurst: 40
-  tokenReviewsPerSecondPerAddress: 2
-  tokenReviewBurstPerAddress: 4
+  tokenReviewsPerSecondPerLane: 2
+  tokenReviewBurstPerLane: 4
+  maxReviewsPerIdentity: 3
 )", "test.yaml");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->auth.mode, AuthMode::kKubernetes);
@@ -110,6 +111,7 @@ limits:
   EXPECT_EQ(config->limits.token_reviews.per_identity_per_second, 2);
   EXPECT_EQ(config->limits.token_reviews.per_identity_burst, 4);
   EXPECT_EQ(config->limits.token_reviews.what, "TokenReview");
+  EXPECT_EQ(config->limits.max_reviews_per_identity, 3u);
   EXPECT_EQ(config->limits.transport.max_concurrent_streams, 100u);
   EXPECT_EQ(config->limits.transport.max_connection_idle, absl::Seconds(60));
   EXPECT_EQ(config->limits.transport.max_connection_age, absl::Seconds(600));
@@ -151,6 +153,10 @@ TEST(Config, ErrorsNameTheFileKeyAndReason) {
     const char* message;
   } cases[] = {
       {"resourcez: []", "config t.yaml: resourcez: unknown key"},
+      {"limits: {tokenReviewsPerSecondPerAddress: 5}",
+       "limits.tokenReviewsPerSecondPerAddress: no longer supported: TokenReviews are budgeted "
+       "per lane"},
+      {"limits: {maxReviewsPerIdentity: 0}", "limits.maxReviewsPerIdentity: must be between 1"},
       {"resources: [{resource: pods, fieldIndex: [a]}]", "resources[0].fieldIndex: unknown key"},
       {"resources: [{group: apps}]", "resources[0].resource: required"},
       {"resources: [{resource: pods, fieldIndexes: a}]", "resources[0].fieldIndexes: must be a list of strings"},

@@ -30,12 +30,13 @@ struct RateLimits {
 };
 
 // The default bounds on TokenReviews for tokens not in the Authorizer's
-// caches, by client address and in total (RequestLimits::token_reviews).
+// caches, per lane (tokens never accepted; tokens accepted before) and in
+// total (RequestLimits::token_reviews).
 inline RateLimits DefaultTokenReviewLimits() {
-  return {.per_identity_per_second = 5,
-          .per_identity_burst = 20,
-          .total_per_second = 50,
-          .total_burst = 100,
+  return {.per_identity_per_second = 50,
+          .per_identity_burst = 100,
+          .total_per_second = 100,
+          .total_burst = 200,
           .what = "TokenReview"};
 }
 

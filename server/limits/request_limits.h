@@ -27,10 +27,19 @@ struct RequestLimits {
   size_t max_initial_bytes_per_identity = size_t{256} << 20;
   // Requests (List, Get, ListResources and Watch starts) per second.
   RateLimits rates;
-  // TokenReviews spent on tokens not in the Authorizer's caches, by client
-  // address: what bounds the reviews a flood of made-up tokens costs the
-  // apiserver (refused with RESOURCE_EXHAUSTED, before any review).
+  // TokenReviews spent on tokens not in the Authorizer's caches, per lane
+  // ("new": never accepted, which includes every made-up token;
+  // "remembered": accepted before) and in total; never per client address,
+  // which a proxy, NAT or hostNetwork makes one for many callers. What
+  // bounds the reviews a flood of made-up tokens costs the apiserver
+  // (refused with RESOURCE_EXHAUSTED, before any review), without spending
+  // the reviews of tokens accepted before.
   RateLimits token_reviews = DefaultTokenReviewLimits();
+  // Calls of one identity queued or running on the review workers; past it
+  // RESOURCE_EXHAUSTED, not queued. The calls of tokens never accepted
+  // share one such quota, as large as their TokenReview burst
+  // (token_reviews.per_identity_burst), which bounds them already.
+  size_t max_reviews_per_identity = 16;
 };
 
 }  // namespace informerd::limits

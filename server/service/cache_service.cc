@@ -86,6 +86,10 @@ const char* RejectionReason(absl::StatusCode code) {
 // cannot carry as a payload: a status no other path produces.
 constexpr char kReviewNeeded[] = "informerd: a review is needed";
 
+// The review workers' key of every token never accepted (ReviewKey): not an
+// identity's ("user:..."), nor a peer's.
+constexpr char kNewTokensKey[] = "tokens:new";
+
 grpc::Status ReviewNeededStatus() {
   return grpc::Status(grpc::StatusCode::UNAVAILABLE, kReviewNeeded);
 }
@@ -179,7 +183,12 @@ CacheService::CacheService(const ResourceRegistry* registry, metrics::Metrics* m
       continue_tokens_(options.max_list_snapshot_age),
       watches_({options.stalled_stream_timeout, options.initial_events_timeout}) {
   if (options_.authorizer != nullptr) {
-    review_workers_ = std::make_unique<auth::ReviewWorkers>(/*max_queued=*/1024, /*threads=*/4);
+    review_workers_ = std::make_unique<auth::ReviewWorkers>(auth::ReviewWorkersOptions{
+        .threads = 4,
+        .max_queued = 1024,
+        .max_per_key = options.limits.max_reviews_per_identity,
+        // Half the workers: one identity's slow reviews never hold them all.
+        .max_running_per_key = 2});
   }
 }
 
@@ -232,19 +241,24 @@ grpc::Status CacheService::Authenticate(const Credentials& credentials, const ch
     return AdmitRate(*caller, method);
   }
   const absl::StatusOr<std::string>& token = credentials.token;
-  auto admit_review = [this, &credentials, method] {
-    bool per_address = false;
-    absl::Status admitted = token_review_limiter_.Admit(credentials.peer_host, &per_address);
+  // Charged per lane, not per peer address: behind a proxy every caller
+  // has one address, and a token accepted before keeps a budget that made-up
+  // ones cannot spend.
+  auto admit_review = [this, method](bool remembered) {
+    bool per_lane = false;
+    absl::Status admitted =
+        token_review_limiter_.Admit(remembered ? "remembered" : "new", &per_lane);
     if (!admitted.ok()) {
-      metrics_->RequestRejected(method, per_address ? "address_token_reviews"
-                                                    : "global_token_reviews");
+      metrics_->RequestRejected(method, !per_lane     ? "global_token_reviews"
+                                        : remembered ? "remembered_token_reviews"
+                                                     : "new_token_reviews");
     }
     return admitted;
   };
   absl::StatusOr<auth::UserInfo> user =
       !token.ok() ? absl::StatusOr<auth::UserInfo>(token.status())
                   : options_.authorizer->Authenticate(
-                        *token, charge_review ? std::function<absl::Status()>(admit_review)
+                        *token, charge_review ? auth::Authorizer::AdmitReview(admit_review)
                                               : nullptr);
   if (!user.ok() && auth::Authorizer::IsReviewNeeded(user.status())) return ReviewNeededStatus();
   if (!user.ok()) {
@@ -265,6 +279,34 @@ grpc::Status CacheService::AdmitRate(const Caller& caller, const char* method) {
   if (admitted.ok()) return grpc::Status::OK;
   metrics_->RequestRejected(method, per_identity ? "identity_rate" : "global_rate");
   return ToGrpc(admitted);
+}
+
+std::string CacheService::ReviewKey(const Credentials& credentials, const Caller* caller) const {
+  if (caller != nullptr) return caller->identity;
+  if (credentials.token.ok()) {
+    if (std::optional<std::string> user = options_.authorizer->RememberedUser(*credentials.token);
+        user.has_value()) {
+      return absl::StrCat("user:", *user);
+    }
+  }
+  return kNewTokensKey;
+}
+
+absl::Status CacheService::SubmitReview(const std::string& key, std::function<void()> task,
+                                        std::function<void()> dropped) {
+  // Made-up tokens and first-time callers (every caller, after a restart)
+  // share this key: its quota is what their TokenReview budget admits.
+  const size_t quota =
+      key == kNewTokensKey
+          ? static_cast<size_t>(options_.limits.token_reviews.per_identity_burst)
+          : 0;
+  return review_workers_->Submit(key, std::move(task), std::move(dropped), quota);
+}
+
+grpc::Status CacheService::ReviewRefused(const absl::Status& refused, const char* method) {
+  metrics_->RequestRejected(method, absl::IsResourceExhausted(refused) ? "identity_reviews_queued"
+                                                                       : "reviews_queued");
+  return ToGrpc(refused);
 }
 
 grpc::Status CacheService::Authorize(const Caller& caller, const ServedResource& resource,
@@ -335,14 +377,14 @@ grpc::ServerUnaryReactor* CacheService::Serve(grpc::CallbackServerContext* conte
   }
   // The caller, once authenticated, for a second attempt.
   auto known = std::make_shared<std::optional<Caller>>();
-  auto attempt = [this, credentials = CredentialsOf(context), method, reactor, start, handle,
-                  known](bool first) {
+  const Credentials credentials = CredentialsOf(context);
+  auto attempt = [this, credentials, method, reactor, start, handle, known](bool first) {
     std::optional<auth::Authorizer::DeferReviews> defer;
     if (first) defer.emplace();
     grpc::Status status;
     if (!known->has_value()) {
       Caller caller;
-      // The first attempt charged the peer's TokenReview budget.
+      // The first attempt charged its lane's TokenReview budget.
       status = Authenticate(credentials, method, &caller, /*charge_review=*/first);
       if (status.ok()) *known = std::move(caller);
     }
@@ -352,18 +394,14 @@ grpc::ServerUnaryReactor* CacheService::Serve(grpc::CallbackServerContext* conte
     return true;
   };
   if (attempt(true)) return reactor;
-  bool queued = review_workers_->Submit(
+  absl::Status queued = SubmitReview(
+      ReviewKey(credentials, known->has_value() ? &**known : nullptr),
       [attempt] { attempt(false); },
       [this, reactor, method, start] {
         FinishUnary(reactor, method, start,
                     grpc::Status(grpc::StatusCode::UNAVAILABLE, "informerd is shutting down"));
       });
-  if (!queued) {
-    metrics_->RequestRejected(method, "reviews_queued");
-    FinishUnary(reactor, method, start,
-                grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                             "too many calls waiting for the kube-apiserver's reviews; retry"));
-  }
+  if (!queued.ok()) FinishUnary(reactor, method, start, ReviewRefused(queued, method));
   return reactor;
 }
 
@@ -529,8 +567,10 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::Watch(
     if (status.ok()) status = AdmitWatch(caller, plan, &permit);
   }
   if (IsReviewNeeded(status)) {
+    // Once authenticated (only the permission needs a review), its user's.
+    std::string review_key = ReviewKey(credentials, caller.identity.empty() ? nullptr : &caller);
     return WatchAfterReviews(context, std::move(credentials), std::move(parsed), planned,
-                             std::move(plan));
+                             std::move(plan), review_key);
   }
   WatchStream* stream = nullptr;
   std::function<void()> after_begin;
@@ -550,17 +590,16 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::Watch(
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::WatchAfterReviews(
     grpc::CallbackServerContext* context, Credentials credentials, v1::WatchRequest request,
-    grpc::Status planned, WatchPlan plan) {
+    grpc::Status planned, WatchPlan plan, const std::string& review_key) {
   auto refused = [this](const grpc::Status& status) {
     metrics_->ObserveRpc("Watch", std::to_string(static_cast<int>(status.error_code())), 0);
   };
   const grpc::Status shutting_down(grpc::StatusCode::UNAVAILABLE, "informerd is shutting down");
-  const grpc::Status queue_full(grpc::StatusCode::UNAVAILABLE,
-                                "too many calls waiting for the kube-apiserver's reviews; retry");
   if (!planned.ok()) {
     // Nothing to stream: the caller learns why once it is authenticated.
     auto* refusal = new FailedWatch();
-    bool queued = review_workers_->Submit(
+    absl::Status queued = SubmitReview(
+        review_key,
         [this, refusal, refused, credentials = std::move(credentials), planned] {
           Caller caller;
           grpc::Status status = Authenticate(credentials, "Watch", &caller,
@@ -573,10 +612,10 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::WatchAfterReviews(
           refused(shutting_down);
           refusal->Fail(shutting_down);
         });
-    if (!queued) {
-      metrics_->RequestRejected("Watch", "reviews_queued");
-      refused(queue_full);
-      refusal->Fail(queue_full);
+    if (!queued.ok()) {
+      grpc::Status status = ReviewRefused(queued, "Watch");
+      refused(status);
+      refusal->Fail(status);
     }
     return refusal;
   }
@@ -587,12 +626,13 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::WatchAfterReviews(
   stream->Begin();
   auto starter = stream->Starter();
   auto still_waiting = stream->StillWaiting();
-  bool queued = review_workers_->Submit(
+  absl::Status queued = SubmitReview(
+      review_key,
       [this, starter, still_waiting, credentials = std::move(credentials),
        request = std::move(request), plan = std::move(plan)] {
         Caller caller;
         limits::ConcurrencyLimiter::Permit permit;
-        // The first attempt charged the peer's TokenReview budget.
+        // The first attempt charged its lane's TokenReview budget.
         grpc::Status status = Authenticate(credentials, "Watch", &caller,
                                            /*charge_review=*/false);
         if (status.ok()) status = AdmitWatch(caller, plan, &permit);
@@ -609,10 +649,7 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::WatchAfterReviews(
                still_waiting);
       },
       [starter, shutting_down] { starter(ToAbsl(shutting_down)); });
-  if (!queued) {
-    metrics_->RequestRejected("Watch", "reviews_queued");
-    starter(ToAbsl(queue_full));
-  }
+  if (!queued.ok()) starter(ToAbsl(ReviewRefused(queued, "Watch")));
   return stream;
 }
 

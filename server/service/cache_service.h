@@ -122,10 +122,21 @@ class CacheService final : public RawCacheService {
     std::string identity;  // what the limits count by
   };
 
+  // Whose turn and quota on review_workers_ a call's reviews take: its
+  // user's once authenticated (`caller`, else null) or its token remembered
+  // (Authorizer::RememberedUser); otherwise the one lane of tokens never
+  // accepted, so made-up tokens share one quota whatever their number.
+  std::string ReviewKey(const Credentials& credentials, const Caller* caller) const;
+  // review_workers_->Submit, with the quota of `key`.
+  absl::Status SubmitReview(const std::string& key, std::function<void()> task,
+                            std::function<void()> dropped);
+  // The status for a call review_workers_ refused (`refused`), counted.
+  grpc::Status ReviewRefused(const absl::Status& refused, const char* method);
+
   // Charges one request to the caller's rate limit.
   grpc::Status AdmitRate(const Caller& caller, const char* method);
   // `charge_review`: a token not in the Authorizer's caches is charged to
-  // the peer's TokenReview budget first (token_review_limiter_).
+  // its lane's TokenReview budget first (token_review_limiter_).
   grpc::Status Authenticate(const Credentials& credentials, const char* method, Caller* caller,
                             bool charge_review = true);
   // Answers one unary call: `handle` runs for the authenticated caller and
@@ -213,7 +224,7 @@ class CacheService final : public RawCacheService {
   // only once the caller is authenticated.
   grpc::ServerWriteReactor<grpc::ByteBuffer>* WatchAfterReviews(
       grpc::CallbackServerContext* context, Credentials credentials, v1::WatchRequest request,
-      grpc::Status planned, WatchPlan plan);
+      grpc::Status planned, WatchPlan plan, const std::string& review_key);
   void FinishUnary(grpc::ServerUnaryReactor* reactor, const char* method, absl::Time start,
                    const grpc::Status& status);
 

@@ -163,11 +163,11 @@ void WatchStream::PumpLocked() {
 
 void WatchStream::MaybeRecheckLocked() {
   if (!options_.recheck || recheck_pending_ || absl::Now() < next_recheck_) return;
-  recheck_pending_ = options_.review_workers->Submit(
+  recheck_pending_ = options_.review_workers->SubmitRecheck(
       [handle = wake_handle_, recheck = options_.recheck] { handle->Rechecked(recheck()); });
   if (!recheck_pending_) {
     metrics_->RequestRejected("WatchRecheck", "queue_full");
-    RecheckFailedLocked(absl::UnavailableError("the re-check queue is full"));
+    RecheckFailedLocked(absl::UnavailableError("the review workers are stopping"));
   }
 }
 

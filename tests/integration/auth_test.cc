@@ -1226,9 +1226,9 @@ TEST_F(LimitsTest, InitialEventsHeldAreBudgetedPerCaller) {
   third_context.TryCancel();
 }
 
-// A flood of made-up tokens from one address: the TokenReviews it costs the
-// apiserver are bounded by that address's budget, and a caller whose token
-// is known is not slowed down.
+// A flood of made-up tokens: the TokenReviews it costs the apiserver are
+// bounded by the budget of tokens never accepted (the "new" lane), and a
+// caller whose token is known is not slowed down.
 TEST_F(LimitsTest, AFloodOfBadTokensCostsBoundedReviewsAndDelaysNoOne) {
   BobCanRead grant("authz-flood");
   const std::string& ns = grant.ns;
@@ -1287,7 +1287,7 @@ TEST_F(LimitsTest, AFloodOfBadTokensCostsBoundedReviewsAndDelaysNoOne) {
     }
   }
   const int reviews = reviewer.token_reviews.load() - reviews_before;
-  // The address's burst, then its rate while the flood lasted.
+  // The new-token lane's burst, then its rate while the flood lasted.
   const double budget = 20 + 5 * absl::ToDoubleSeconds(flood_time) + 1;
   EXPECT_LE(reviews, budget) << "flood of " << kFlood << " over " << flood_time;
   EXPECT_EQ(rejected, reviews);
