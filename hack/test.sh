@@ -152,12 +152,14 @@ extra_suites+=(asan)
 # Debian's build hides every absl::Mutex from TSan). The integration tests
 # are left out: Debian's gRPC is not built for TSan either, and its
 # transport hands data between threads in ways TSan cannot see
-# (docs/DECISIONS.md).
+# (docs/DECISIONS.md); so are unit tests that make real gRPC connections
+# (tags = ["no_tsan"]).
 suite_tsan() {
   local absl_lib
   absl_lib="$(hack/build-tsan-abseil.sh)" || return 1
   sanitized_tests tsan --test_env=LD_LIBRARY_PATH="$absl_lib" \
-    --test_env=TSAN_OPTIONS="suppressions=$INFORMERD_ROOT/hack/tsan-suppressions.txt"
+    --test_env=TSAN_OPTIONS="suppressions=$INFORMERD_ROOT/hack/tsan-suppressions.txt" \
+    --test_tag_filters=-no_tsan
 }
 extra_suites+=(tsan)
 
