@@ -182,17 +182,10 @@ class Chaos:
             raise HarnessError("the fault did not happen: no chunk passed the proxy to cut")
 
     def apiserver_kill(self, seconds: float, log: Callable[[str], None]) -> None:
-        with open(os.path.join(self.cp_dir, "pids", "kube-apiserver.pid")) as f:
-            pid = int(f.read())
-        os.kill(pid, signal.SIGKILL)
+        pid = harness.kill_apiserver(self.cp_dir)
         log("kube-apiserver (pid %d) killed with SIGKILL" % pid)
         time.sleep(min(seconds, 5))  # a while with no apiserver at all
-        result = subprocess.run(
-            [os.path.join(harness.ROOT, "hack", "control-plane.sh"), "restart-apiserver"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=180)
-        if result.returncode != 0:
-            raise HarnessError("restart-apiserver failed:\n%s"
-                               % result.stdout.decode("utf-8", "replace")[-2000:])
+        harness.restart_apiserver()
         log("kube-apiserver restarted")
 
     def informerd_restart(self, seconds: float, log: Callable[[str], None]) -> None:

@@ -325,6 +325,26 @@ def parse_metrics(text: str) -> Dict[str, float]:
     return samples
 
 
+def kill_apiserver(cp_dir: str) -> int:
+    """SIGKILLs the kube-apiserver of the control plane in CP_DIR
+    (hack/control-plane.sh's pid file); returns its pid."""
+    with open(os.path.join(cp_dir, "pids", "kube-apiserver.pid")) as f:
+        pid = int(f.read())
+    os.kill(pid, signal.SIGKILL)
+    return pid
+
+
+def restart_apiserver() -> None:
+    """hack/control-plane.sh restart-apiserver; HarnessError with its output
+    if it fails."""
+    result = subprocess.run(
+        [os.path.join(ROOT, "hack", "control-plane.sh"), "restart-apiserver"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=180)
+    if result.returncode != 0:
+        raise HarnessError("restart-apiserver failed:\n%s"
+                           % result.stdout.decode("utf-8", "replace")[-2000:])
+
+
 def metric_sum(samples: Dict[str, float], name: str, **labels: str) -> float:
     """The sum of the samples of metric name whose labels include labels."""
     total = 0.0

@@ -28,7 +28,6 @@ import argparse
 import calendar
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -347,20 +346,13 @@ class Run:
         if self.prometheus is None:
             raise HarnessError("no Prometheus (an earlier case failed)")
         self.expect_not_active("InformerdUpstreamUnreachable")
-        with open(os.path.join(self.cp_dir, "pids", "kube-apiserver.pid")) as f:
-            pid = int(f.read())
-        os.kill(pid, signal.SIGKILL)
+        pid = harness.kill_apiserver(self.cp_dir)
         self.marks.append("kube-apiserver killed@%.1f" % time.time())
         case.log("kube-apiserver (pid %d) killed with SIGKILL" % pid)
         try:
             self.wait_firing(case, "InformerdUpstreamUnreachable")
         finally:
-            result = subprocess.run(
-                [os.path.join(harness.ROOT, "hack", "control-plane.sh"), "restart-apiserver"],
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=180)
-            if result.returncode != 0:
-                raise HarnessError("restart-apiserver failed:\n%s"
-                                   % result.stdout.decode("utf-8", "replace")[-2000:])
+            harness.restart_apiserver()
             self.marks.append("restarted@%.1f" % time.time())
             case.log("kube-apiserver restarted")
         # Recovered: a write after the restart reaches informerd's cache.
