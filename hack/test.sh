@@ -281,7 +281,7 @@ extra_suites+=(node)
 # output base of their own (compiled objects come from the disk cache).
 suite_bazel_integration() {
   bazel_tests integration "$INFORMERD_CACHE/bazel-kube-$INFORMERD_KUBE_VERSION" "" \
-    //tests/integration/... //hack:control_plane_env_test
+    //tests/integration/... //hack:control_plane_env_test --test_tag_filters=-latest_kube_only
 }
 
 # The suites each version runs, in order. On 1.20 they are the ones whose
