@@ -115,7 +115,7 @@ AdmissionResult Admission::Continue(AdmissionRequest& request, const Credentials
   const char* method = request.method();
   AdmissionResult needs_review;
   needs_review.kind_ = AdmissionResult::Kind::kNeedsReview;
-  // 2. Authenticate, then charge the rate. A review after a cache-only
+  // 2. Identify the caller, then charge the rate. A review after a cache-only
   // attempt charged neither budget nor rate twice.
   if (!progress.caller_.has_value()) {
     Caller caller;
