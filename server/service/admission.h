@@ -159,8 +159,6 @@ class AdmissionResult {
   // Admitted: the caller. NeedsReview: the caller once authenticated (the
   // review resumes after step 2, which charged the rate already).
   std::optional<Caller> caller_;
-  // NeedsReview: whether step 3 passed.
-  bool resolved_ = false;
   limits::ConcurrencyLimiter::Permit permit_;
 };
 
