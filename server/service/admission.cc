@@ -156,7 +156,6 @@ AdmissionResult Admission::Continue(AdmissionRequest& request, const Credentials
 void Admission::Review(std::shared_ptr<AdmissionRequest> request, Credentials credentials,
                        AdmissionResult needs_review, std::function<void(AdmissionResult)> done) {
   const char* method = request->method();
-  const std::string key = ReviewKey(credentials, needs_review.caller_);
   auto shutting_down = [done] {
     done(AdmissionResult::Refused(
         grpc::Status(grpc::StatusCode::UNAVAILABLE, "informerd is shutting down")));
@@ -165,6 +164,7 @@ void Admission::Review(std::shared_ptr<AdmissionRequest> request, Credentials cr
     shutting_down();
     return;
   }
+  const std::string key = ReviewKey(credentials, needs_review.caller_);
   // Made-up tokens and first-time callers (every caller, after a restart)
   // share one key: its quota is what their TokenReview budget admits.
   const size_t quota = key == kNewTokensKey

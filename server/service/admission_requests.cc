@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include <grpcpp/support/proto_buffer_reader.h>
 #include <grpcpp/impl/codegen/proto_utils.h>
 
 #include "absl/strings/str_cat.h"

@@ -477,6 +477,22 @@ TEST_F(AdmissionTest, AnAnswerNotCachedNeedsAReviewAndIsCachedAfterIt) {
   EXPECT_EQ(reviewer_.access_reviews(), 2);
 }
 
+TEST_F(AdmissionTest, ACallThatNeedsAReviewIsChargedOneRequest) {
+  limits_.rates.per_identity_burst = 3;
+  limits_.rates.per_identity_per_second = 0.001;
+  const Credentials alice = Token("t-alice");
+  EXPECT_EQ(Get(GetOf("configmaps", "team", "a"), alice), Code::OK);  // token cached
+  // Authenticated from the cache, then a SubjectAccessReview on a worker:
+  // the review resumes after authentication and does not charge her again.
+  grpc::ByteBuffer buffer = Serialized(WatchOf("nodes"));
+  auto watch = std::make_shared<WatchAdmission>(&buffer);
+  AdmissionResult needs = admission().Admit(*watch, alice);
+  ASSERT_EQ(needs.kind(), Kind::kNeedsReview);
+  EXPECT_EQ(CodeOf(Reviewed(watch, alice, std::move(needs))), Code::OK);
+  EXPECT_EQ(Get(GetOf("configmaps", "team", "a"), alice), Code::OK);
+  EXPECT_EQ(Get(GetOf("configmaps", "team", "a"), alice), Code::RESOURCE_EXHAUSTED);
+}
+
 TEST_F(AdmissionTest, AWatchResolvedEarlyIsStillRefusedInOrder) {
   // CacheService resolves a Watch that needs a review before its review, to
   // choose its reactor; the caller still hears the first refusal in order.

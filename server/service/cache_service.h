@@ -16,6 +16,8 @@
 #ifndef INFORMERD_SERVER_SERVICE_CACHE_SERVICE_H_
 #define INFORMERD_SERVER_SERVICE_CACHE_SERVICE_H_
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
