@@ -1,9 +1,10 @@
 // CacheService: the informerd.v1.Cache gRPC service over the served
 // Informers.
 //
-// List, Get and Watch are raw callback methods: requests are parsed here and
-// responses framed by wire_format around each object's pre-serialized bytes,
-// so no response re-serializes an object and no thread is held per stream.
+// List, Get and Watch are raw callback methods: requests are parsed by their
+// AdmissionRequest (admission_requests.h) and responses framed by
+// wire_format around each object's pre-serialized bytes, so no response
+// re-serializes an object and no thread is held per stream.
 // The kube-apiserver is the reference for every answer (see the proto).
 //
 // Every call is admitted first (Admission, in the order admission.h
