@@ -278,10 +278,13 @@ suite_node() {
 extra_suites+=(node)
 
 # The integration tests against the oldest supported apiserver, in an
-# output base of their own (compiled objects come from the disk cache).
+# output base of their own (compiled objects come from the disk cache), and
+# the re-check of the selector vectors' recorded verdicts
+# (tests/conformance/).
 suite_bazel_integration() {
   bazel_tests integration "$INFORMERD_CACHE/bazel-kube-$INFORMERD_KUBE_VERSION" "" \
-    //tests/integration/... //hack:control_plane_env_test --test_tag_filters=-latest_kube_only
+    //tests/integration/... //hack:control_plane_env_test \
+    //tests/conformance:apiserver_selectors_test --test_tag_filters=-latest_kube_only
 }
 
 # The suites each version runs, in order. On 1.20 they are the ones whose

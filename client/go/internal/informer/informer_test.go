@@ -10,8 +10,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/informerd/informerd/client/go/cache"
 	"github.com/informerd/informerd/client/go/informerdv1"
+	"github.com/informerd/informerd/client/go/internal/cache"
 )
 
 var configMaps = &informerdv1.ResourceName{Resource: "configmaps"}

@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/informerd/informerd/client/go/informerdv1"
-	"github.com/informerd/informerd/client/go/labels"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // Store is a thread-safe map from key (see Key) to object with indexes kept
@@ -95,7 +95,7 @@ func (s *Store) List(selector labels.Selector) []*informerdv1.Object {
 	defer s.mu.RUnlock()
 	var out []*informerdv1.Object
 	for _, obj := range s.objects {
-		if selector == nil || selector.Matches(obj.GetLabels()) {
+		if selector == nil || selector.Matches(labels.Set(obj.GetLabels())) {
 			out = append(out, obj)
 		}
 	}
@@ -110,7 +110,7 @@ func (s *Store) ListNamespace(namespace string, selector labels.Selector) []*inf
 	var out []*informerdv1.Object
 	for key := range s.indexes[NamespaceIndex][namespace] {
 		obj := s.objects[key]
-		if selector == nil || selector.Matches(obj.GetLabels()) {
+		if selector == nil || selector.Matches(labels.Set(obj.GetLabels())) {
 			out = append(out, obj)
 		}
 	}

@@ -38,10 +38,10 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/status"
 
-	"github.com/informerd/informerd/client/go/cache"
 	"github.com/informerd/informerd/client/go/connection"
-	"github.com/informerd/informerd/client/go/informer"
 	"github.com/informerd/informerd/client/go/informerdv1"
+	"github.com/informerd/informerd/client/go/internal/cache"
+	"github.com/informerd/informerd/client/go/internal/informer"
 )
 
 // maxReported bounds the errors and differences a STATUS line lists.

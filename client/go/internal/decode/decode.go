@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/informerd/informerd/client/go/cache"
 	"github.com/informerd/informerd/client/go/informerdv1"
+	"github.com/informerd/informerd/client/go/internal/cache"
 )
 
 // Into unmarshals obj's JSON (the object as the apiserver served it) into v

@@ -12,10 +12,10 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/informerd/informerd/client/go/cache"
 	"github.com/informerd/informerd/client/go/informerdv1"
+	"github.com/informerd/informerd/client/go/internal/cache"
 	"github.com/informerd/informerd/client/go/internal/retry"
-	"github.com/informerd/informerd/client/go/labels"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // Retry delays used when Config leaves them zero. The cap is low so that an

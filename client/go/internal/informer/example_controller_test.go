@@ -6,11 +6,11 @@ import (
 	"log"
 	"sync"
 
-	"github.com/informerd/informerd/client/go/cache"
 	"github.com/informerd/informerd/client/go/connection"
-	"github.com/informerd/informerd/client/go/decode"
-	"github.com/informerd/informerd/client/go/informer"
 	"github.com/informerd/informerd/client/go/informerdv1"
+	"github.com/informerd/informerd/client/go/internal/cache"
+	"github.com/informerd/informerd/client/go/internal/decode"
+	"github.com/informerd/informerd/client/go/internal/informer"
 )
 
 // configMap is the part of a ConfigMap this controller reads.

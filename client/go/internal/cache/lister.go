@@ -2,7 +2,7 @@ package cache
 
 import (
 	"github.com/informerd/informerd/client/go/informerdv1"
-	"github.com/informerd/informerd/client/go/labels"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // Lister reads an informer's cache. Implementations are safe for concurrent

@@ -1,8 +1,8 @@
 package informer
 
 import (
-	"github.com/informerd/informerd/client/go/cache"
 	"github.com/informerd/informerd/client/go/informerdv1"
+	"github.com/informerd/informerd/client/go/internal/cache"
 )
 
 type changeKind int
@@ -24,7 +24,9 @@ type change struct {
 // diffListing returns what turns the store's content into listed: adds and
 // updates in listing order, then deletes in key order. Objects whose
 // resource_version did not change are not reported. When listed names a key
-// twice, the later object wins.
+// twice, the later object wins. A key whose uid changed was deleted and
+// recreated while the watch was down: a delete, then an add, never an update
+// between two different objects (as informerd itself reports it).
 func diffListing(store *cache.Store, listed []*informerdv1.Object) []change {
 	latest := make(map[string]*informerdv1.Object, len(listed))
 	for _, obj := range listed {
@@ -40,6 +42,8 @@ func diffListing(store *cache.Store, listed []*informerdv1.Object) []change {
 		switch {
 		case !existed:
 			changes = append(changes, change{kind: changeAdd, newObj: obj})
+		case old.GetUid() != "" && old.GetUid() != obj.GetUid():
+			changes = append(changes, change{kind: changeDelete, oldObj: old}, change{kind: changeAdd, newObj: obj})
 		case old.GetResourceVersion() != obj.GetResourceVersion():
 			changes = append(changes, change{kind: changeUpdate, oldObj: old, newObj: obj})
 		}

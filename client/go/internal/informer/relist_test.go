@@ -4,8 +4,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/informerd/informerd/client/go/cache"
 	"github.com/informerd/informerd/client/go/informerdv1"
+	"github.com/informerd/informerd/client/go/internal/cache"
 )
 
 func obj(namespace, name, rv string) *informerdv1.Object {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/informerd/informerd/client/go/informerdv1"
-	"github.com/informerd/informerd/client/go/labels"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 func object(namespace, name, rv string, labels map[string]string) *informerdv1.Object {
