@@ -70,3 +70,36 @@ def test_relist_vector(case):
     } for c in changes)
     assert got == per_key(case["events"])
     assert all(c.type in ChangeType for c in changes)
+
+
+RESUME = load("resume.json")
+
+
+def watch_event(step):
+    from informerd.proto import pb
+    e = pb.WatchEvent(type=getattr(pb.WatchEvent, step["type"]),
+                      resource_version=step["resource_version"],
+                      initial_events_end=step.get("initial_events_end", False))
+    if step["type"] != "BOOKMARK":
+        e.object.namespace = step["namespace"]
+        e.object.name = step["name"]
+        e.object.resource_version = step["resource_version"]
+    return e
+
+
+@pytest.mark.parametrize("case", RESUME["cases"], ids=lambda c: c["name"])
+def test_resume_vector(case):
+    import grpc
+    from informerd import Store
+    from informerd.sync import CacheSync
+    sync = CacheSync(Store(), [])
+    for i, step in enumerate(case["steps"]):
+        if step["step"] == "next":
+            rv, initial = sync.next_stream()
+            assert {"resource_version": rv, "send_initial_events": initial} == \
+                step["want"], "step %d" % i
+        elif step["step"] == "event":
+            sync.handle(watch_event(step))
+        else:
+            code = step["code"]
+            sync.stream_ended(None if code is None else getattr(grpc.StatusCode, code))
