@@ -107,14 +107,6 @@ func (m *Mapper) Calls() int {
 	return m.calls
 }
 
-// Refresh asks informerd now, whatever the rate limit, and replaces what
-// the Mapper knows when the call succeeds.
-func (m *Mapper) Refresh(ctx context.Context) error {
-	m.refreshMu.Lock()
-	defer m.refreshMu.Unlock()
-	return m.load(ctx)
-}
-
 func (m *Mapper) snapshot() (meta.RESTMapper, uint64) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
