@@ -1,12 +1,18 @@
 package mapper
 
 import (
+	"context"
+	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"google.golang.org/grpc"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/informerd/informerd/client/go/connection"
 	"github.com/informerd/informerd/client/go/informerdv1"
 )
 
@@ -61,5 +67,45 @@ func TestBuildMapsEachResourceAtItsServedVersion(t *testing.T) {
 	}
 	if _, err := m.RESTMapping(schema.GroupKind{Group: "example.com", Kind: "Widget"}, "v2"); !meta.IsNoMatchError(err) {
 		t.Errorf("RESTMapping(Widget, v2): %v; want no match", err)
+	}
+}
+
+// countingClient counts the ListResources calls that reach client.
+type countingClient struct {
+	informerdv1.CacheClient
+	calls atomic.Int32
+}
+
+func (c *countingClient) ListResources(ctx context.Context, req *informerdv1.ListResourcesRequest, opts ...grpc.CallOption) (*informerdv1.ListResourcesResponse, error) {
+	c.calls.Add(1)
+	return c.CacheClient.ListResources(ctx, req, opts...)
+}
+
+// With informerd unreachable, a lookup fails naming informerd's address,
+// and lookups within MinRefreshInterval get that error without a call.
+func TestUnreachableInformerdFailsByAddressAtBoundedRate(t *testing.T) {
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	address := listener.Addr().String()
+	listener.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	conn, err := connection.Dial(ctx, connection.Options{Addresses: []string{address}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	client := &countingClient{CacheClient: informerdv1.NewCacheClient(conn)}
+	m := New(client, Options{MinRefreshInterval: time.Hour})
+	for i := 0; i < 100; i++ {
+		_, err := m.RESTMapping(schema.GroupKind{Kind: "Pod"})
+		if err == nil || !strings.Contains(err.Error(), "informerd ListResources") || !strings.Contains(err.Error(), address) {
+			t.Fatalf("lookup %d: error %v; want one naming ListResources and %s", i, err, address)
+		}
+	}
+	if n := client.calls.Load(); n != 1 {
+		t.Errorf("%d ListResources calls for 100 lookups within MinRefreshInterval; want 1", n)
 	}
 }
