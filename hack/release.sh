@@ -85,9 +85,11 @@ go_module() {
 }
 
 maven_artifacts() {
-  # The examples module is not published.
+  # The examples module is not published. Nothing goes into ~/.m2: a
+  # release is read from its repository only.
   "$INFORMERD_ROOT/client/java/mvnw" -B -f "$INFORMERD_ROOT/client/java/pom.xml" \
-    -DskipTests -Prelease -pl informerd-client,informerd-kubernetes-client -am deploy \
+    -DskipTests -Dmaven.install.skip=true -Prelease \
+    -pl informerd-client,informerd-kubernetes-client -am deploy \
     -DaltDeploymentRepository="release::file://$out/maven"
 }
 

@@ -9,14 +9,15 @@ see an object the test created. One JUnit case each:
     and both versions (the unchanged copy passes);
   - the chart package: its Chart.yaml says VERSION, and it renders the
     image informerd:VERSION;
-  - Go: `go get MODULE@vVERSION` with GOPROXY=file://DIST/go first (then the
-    shared module cache and the machine's proxy, for third-party modules
-    only) and GONOSUMDB for the module (it is in no checksum database);
-    the module zip Go fetched must be the release's, byte for byte;
+  - Go: `go get MODULE@vVERSION` and `go mod tidy` with GOPROXY=
+    file://DIST/go first (then the shared module cache and the machine's
+    proxy, for third-party modules only) and GONOSUMDB for the module (it
+    is in no checksum database); the module zip Go fetched must be the
+    release's, byte for byte;
   - Maven: a pom depending on io.informerd:informerd-client:VERSION with a
     file:// repository; the local repository is a fresh one chained to
-    ~/.m2 minus io/informerd, and the jar on the classpath must be the
-    release's;
+    ~/.m2 minus io/informerd (where a checkout's `mvnw install` puts the
+    same version), and the jar on the classpath must be the release's;
   - pip: `pip install --no-index --no-deps --find-links DIST/python
     informerd==VERSION`, then its dependencies from PyPI; the installed
     distribution must say VERSION.
@@ -137,7 +138,9 @@ class Run:
     # --- cases ---------------------------------------------------------------
 
     def build(self, case: TestCase) -> None:
-        run(case, [os.path.join(ROOT, "hack", "release.sh"), "--out", self.dist], ROOT)
+        result = run(case, [os.path.join(ROOT, "hack", "release.sh"), "--out", self.dist], ROOT)
+        for line in result.err.splitlines():
+            case.log(line)
         with open(os.path.join(self.dist, "SHA256SUMS")) as f:
             files = [line.split()[1] for line in f]
         case.log("%d files in %s, e.g. %s" % (len(files), self.dist,
@@ -236,7 +239,7 @@ class Run:
                 writable_tree(path)
                 shutil.rmtree(path)
         env = clean_env(
-            GOTOOLCHAIN="local", GOFLAGS="-mod=mod", GOMODCACHE=modcache,
+            GOTOOLCHAIN="local", GOMODCACHE=modcache,
             GOPROXY="file://%s/go,file://%s/cache/download,%s" % (self.dist, shared,
                                                                     machine_proxy),
             GONOSUMDB="github.com/informerd/informerd")
@@ -252,6 +255,7 @@ class Run:
         if not os.path.exists(fetched) or not filecmp.cmp(fetched, released, shallow=False):
             raise HarnessError("the module zip Go used (%s) is not the release's %s"
                                % (fetched, released))
+        run(case, [self.args.go, "mod", "tidy"], project, env)
         run(case, [self.args.go, "build", "-o", "releasetest", "."], project, env)
         result = run(case, ["./releasetest", self.server.address, self.namespace], project, env,
                      timeout=60)

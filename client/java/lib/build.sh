@@ -29,7 +29,7 @@ examples_stale() {
 # time), so the next example start runs no Maven.
 # The project's own jars are taken from this checkout's target directories,
 # not from ~/.m2, where another checkout may have installed other code under
-# the same SNAPSHOT version.
+# the same version.
 write_examples_classpath() {
   mkdir -p "$java_cache"
   informerd_mvn -q -pl examples dependency:build-classpath -DincludeScope=runtime \
