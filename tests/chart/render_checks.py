@@ -214,8 +214,8 @@ def check_proxy(r):
              "proxy: informerd counts callers by the proxy's x-forwarded-for (--trust-forwarded-for)")
     r.expect([p["containerPort"] for p in proxy["ports"] if p["name"] == "grpc"] == [50051],
              "proxy: the proxy container holds the grpc port 50051")
-    r.expect(proxy["command"][:1] == ["haproxy"] and "/etc/informerd/config/haproxy.cfg" in proxy["command"],
-             f"proxy: runs haproxy with the ConfigMap's haproxy.cfg, got {proxy['command']}")
+    r.expect(proxy["command"][:2] == ["informerd-proxy", "--config=/etc/informerd/config/haproxy.cfg"],
+             f"proxy: runs informerd-proxy (HAProxy) with the ConfigMap's haproxy.cfg, got {proxy['command']}")
     r.expect(proxy["image"] == r.container()["image"], "proxy: informerd's image (it carries HAProxy)")
     r.expect(proxy["securityContext"] == r.container()["securityContext"],
              "proxy: the same locked-down securityContext as informerd")
@@ -232,6 +232,9 @@ def check_proxy(r):
                  f"proxy: TLS to informerd on loopback, got {server}")
         mounts = {m["name"]: m["mountPath"] for m in proxy["volumeMounts"]}
         r.expect(mounts.get("tls") == "/etc/informerd/tls", "proxy: mounts the TLS Secret")
+        watched = [a for a in proxy["command"] if a.startswith("--watch=")]
+        r.expect(watched == ["--watch=/etc/informerd/tls/tls.crt", "--watch=/etc/informerd/tls/tls.key"],
+                 f"proxy: reloads when the mounted certificate or key changes (renewal), got {watched}")
     else:
         r.expect(bind == ["bind :50051 proto h2"], f"proxy: plaintext h2, got {bind}")
         r.expect(server == ["server informerd 127.0.0.1:50052 proto h2"], f"proxy: h2c to informerd, got {server}")
@@ -239,7 +242,9 @@ def check_proxy(r):
     for want in ("option http-buffer-request", "tcp-request connection track-sc0 src",
                  "tcp-request connection reject if { sc_conn_cur(0) gt 16 }",
                  "http-request deny deny_status 429 if { sc_http_req_rate(0) gt 250 }",
-                 "http-request set-header x-forwarded-for %[src]"):
+                 "http-request set-header x-forwarded-for %[src]",
+                 # A reload's previous workers end within this: bounded memory.
+                 "hard-stop-after 600s"):
         r.expect(want in lines, f"proxy: haproxy.cfg lacks {want!r}")
 
 

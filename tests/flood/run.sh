@@ -68,6 +68,7 @@ readonly namespace
 
 cleanup() {
   informerd::stop_component watch
+  informerd::stop_component rotation-watch
   informerd::stop_component haproxy
   informerd::stop_component informerd
   rm -rf "$work"
@@ -96,6 +97,11 @@ mapfile -t informerd_args < <(python3 "$local_command" server "$work/rendered.ya
   "$backend_port" "127.0.0.1:$http_port") || informerd::die "mapping informerd's flags failed"
 python3 "$local_command" proxy "$work/rendered.yaml" "$work" "$proxy_port" "$backend_port" \
   >"$work/haproxy.cfg" || informerd::die "mapping the proxy's configuration failed"
+# The certificate check every second instead of the chart's 10, for the
+# rotation case's sake.
+mapfile -t proxy_command < <(python3 "$local_command" proxy-command "$work/rendered.yaml" "$work" \
+  "$work/haproxy.cfg") || informerd::die "mapping the proxy's command failed"
+proxy_command=("${proxy_command[@]/#--interval=*/--interval=1}")
 python3 - "$work/rendered.yaml" "$work/config.yaml" <<'PY' || informerd::die "writing config.yaml failed"
 import sys, yaml
 docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
@@ -118,7 +124,8 @@ start_assembly() {
   informerd::start_component informerd "$informerd_bin" "${informerd_args[@]}"
   informerd::wait_until 60 curl -sf "http://127.0.0.1:$http_port/readyz" -o /dev/null ||
     { tail -n 20 "$log_dir/informerd.log"; return 1; }
-  informerd::start_component haproxy "$(command -v haproxy)" -db -f "$work/haproxy.cfg"
+  # The program is a bash script: the pid file names bash, which it runs as.
+  informerd::start_component haproxy "$(command -v bash)" "${proxy_command[@]}"
   informerd::wait_until 10 bash -c "echo >/dev/tcp/127.0.0.1/$proxy_port" 2>/dev/null ||
     { tail -n 20 "$log_dir/haproxy.log"; return 1; }
 }
@@ -197,6 +204,73 @@ elif watch_case; then
   record "watch and errors through the proxy" 0
 else
   record "watch and errors through the proxy" 0 "see log" "$work/case-watch.log"
+fi
+
+# The SHA-256 fingerprint of the certificate the proxy serves a new connection.
+served_fingerprint() {
+  openssl s_client -connect "127.0.0.1:$proxy_port" -servername localhost </dev/null 2>/dev/null |
+    openssl x509 -noout -fingerprint -sha256 2>/dev/null
+}
+
+serves() { [[ "$(served_fingerprint)" == "$1" ]]; }
+
+# A renewal as cert-manager (or an operator's own Secret) makes it: a new
+# key and certificate from the same CA replace the mounted files. New
+# connections must get the new certificate, and a Watch opened before must
+# go on and get the events written after.
+rotation_case() {
+  local log_watch="$log_dir/rotation-watch.log" renew="$work/renew" before after want
+  {
+    start_assembly || return 1
+    before="$(served_fingerprint)"
+    [[ -n "$before" ]] || { echo "no certificate from the proxy"; return 1; }
+    informerd::start_component rotation-watch "$informerctl_bin" --server "localhost:$proxy_port" --tls \
+      --ca-file "$work/tls/ca.crt" --token-file "$INFORMERD_ADMIN_TOKEN_FILE" \
+      watch configmaps -n "$namespace" --initial-events -o json
+    informerd::wait_until 30 grep -q '"cm-100"' "$log_watch" ||
+      { echo "the Watch through the proxy got no initial events"; cat "$log_watch"; return 1; }
+
+    mkdir -p "$renew"
+    python3 - "$work/rendered.yaml" "$renew" <<'PY' || return 1
+import base64, sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+ca = [d for d in docs if d["kind"] == "Secret" and d["metadata"]["name"] == "t-informerd-ca"][0]
+for key in ("ca.crt", "ca.key"):
+    open(f"{sys.argv[2]}/{key}", "wb").write(base64.b64decode(ca["data"][key]))
+PY
+    openssl req -new -newkey rsa:2048 -nodes -subj /CN=t-informerd -keyout "$renew/tls.key" \
+      -out "$renew/tls.csr" 2>/dev/null &&
+      openssl x509 -req -in "$renew/tls.csr" -CA "$renew/ca.crt" -CAkey "$renew/ca.key" \
+        -CAcreateserial -days 2 -extfile <(echo subjectAltName=DNS:localhost) \
+        -out "$renew/tls.crt" 2>/dev/null || { echo "signing the renewed certificate failed"; return 1; }
+    want="$(openssl x509 -noout -fingerprint -sha256 -in "$renew/tls.crt")"
+    # One file after the other, as a writer that is not the kubelet would:
+    # in between, the key does not match the certificate.
+    cp "$renew/tls.crt" "$work/tls/tls.crt.new" && mv -f "$work/tls/tls.crt.new" "$work/tls/tls.crt"
+    cp "$renew/tls.key" "$work/tls/tls.key.new" && mv -f "$work/tls/tls.key.new" "$work/tls/tls.key"
+    if ! informerd::wait_until 30 serves "$want"; then
+      echo "the proxy still serves $(served_fingerprint), not the renewed $want (it was $before)"
+      tail -n 20 "$log_dir/haproxy.log"; return 1
+    fi
+    echo "new connections get the renewed certificate: $want"
+
+    "$kubectl" --kubeconfig "$INFORMERD_ADMIN_KUBECONFIG" -n "$namespace" create configmap after-rotation
+    informerd::wait_until 30 grep -q after-rotation "$log_watch" ||
+      { echo "the Watch opened before the reload did not get the ConfigMap created after it"; cat "$log_watch"; return 1; }
+    echo "the Watch opened before the reload got the ConfigMap created after it"
+    "$informerctl_bin" --server "localhost:$proxy_port" --tls --ca-file "$work/tls/ca.crt" \
+      --token-file "$INFORMERD_ADMIN_TOKEN_FILE" get configmaps -n "$namespace" -o name |
+      grep -q after-rotation || { echo "a List over a new connection failed"; return 1; }
+    echo "a List over a new connection, verified against the CA, succeeded"
+  } >"$work/case-rotation.log" 2>&1
+}
+if ((without_proxy)); then
+  :
+elif rotation_case; then
+  cat "$work/case-rotation.log"
+  record "certificate renewal reaches the proxy" 0
+else
+  record "certificate renewal reaches the proxy" 0 "see log" "$work/case-rotation.log"
 fi
 
 [[ -n "$junit" ]] && informerd::junit_write "$junit" flood "$tests" "$failures" "$cases"

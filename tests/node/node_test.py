@@ -19,6 +19,16 @@ Cases:
                    issue 26, finding 2); the kubelet's probes on that port
                    never fail: the pod stays Ready, no Unhealthy event, no
                    restart, and the attacker's own probes all answer.
+  attack-h2        a pod of another namespace, with no token, floods one
+                   informerd pod's gRPC port (the chart's proxy) for 20 s
+                   with HTTP/2 streams opened and reset at once on 16
+                   connections (bench/rapidreset, run in the pod through
+                   kubectl exec; issue 26, finding 3), while a caller on
+                   the node Lists ConfigMaps with the clients' token:
+                   every List is answered within its 5 s deadline,
+                   informerd's RSS stays within 1.2x, and neither of the
+                   pod's containers restarts (the proxy's memory limit is
+                   256Mi). The caller's p99 ratio is printed.
   clients          the Go controller-runtime and Java client-java example
                    controllers and the Python and C++ example informers in
                    pods reach informerd through the Service's
@@ -48,11 +58,14 @@ and imports the images and takes everything down afterwards.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import random
+import re
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 import xml.etree.ElementTree as ElementTree
@@ -77,6 +90,7 @@ GRPC_TARGET = "%s.%s.svc:50051" % (RELEASE, NAMESPACE)
 LEAF_TARGET = "%s.%s.svc:50051" % (LEAF_RELEASE, LEAF_NAMESPACE)
 ATTACKER_NAMESPACE = "informerd-attacker"
 ATTACK_SECONDS = 45
+H2_ATTACKER_NAMESPACE = "informerd-attacker-h2"
 TIMEOUT = "300s"
 
 
@@ -256,6 +270,29 @@ class PodClient:
                                    % (self.describe(), self.proc.returncode, self.stderr_path))
             return "SYNCED" in self.lines()
         wait_for(synced, timeout, "SYNCED from the %s" % self.describe(), self.namespace)
+
+
+def container_pid(pod_uid: str, command: str) -> int:
+    """The node's pid of the process named COMMAND in the pod with POD_UID,
+    found by the pod's cgroup (the kubelet names it after the uid)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/comm" % entry) as f:
+                if f.read().strip() != command:
+                    continue
+            with open("/proc/%s/cgroup" % entry) as f:
+                cgroups = f.read()
+        except OSError:
+            continue
+        if pod_uid in cgroups or pod_uid.replace("-", "_") in cgroups:
+            found.append(int(entry))
+    if len(found) != 1:
+        raise HarnessError("want one %s process of pod %s on the node, found %s"
+                           % (command, pod_uid, found))
+    return found[0]
 
 
 def client_pod(name: str, image: str, target: str, ca_config_map: str) -> dict:
@@ -502,6 +539,70 @@ class NodeSuite:
         self.churn_and_check(case, self.clients, 100, "under writes")
         case.log("kubectl get pods -A -o wide:\n" + kubectl("get", "pods", "-A", "-o", "wide"))
 
+    def case_attack_h2(self, case: TestCase) -> None:
+        target = sorted(release_pods(NAMESPACE, RELEASE), key=lambda p: p["metadata"]["name"])[0]
+        name, ip, uid = target["metadata"]["name"], target["status"]["podIP"], target["metadata"]["uid"]
+        restarts = {c["name"]: c["restartCount"] for c in target["status"]["containerStatuses"]}
+        work = tempfile.mkdtemp(prefix="attack-h2-")
+        os.chmod(work, 0o755)
+        # Static, so that it runs in any image; mounted from the node.
+        run(["bash", "-c", 'source "$0/client/go/env.sh" && cd "$0/bench/rapidreset" && '
+             'CGO_ENABLED=0 go build -o "$1/rapidreset" .', ROOT, work])
+        os.chmod(os.path.join(work, "rapidreset"), 0o755)
+        kubectl("create", "namespace", H2_ATTACKER_NAMESPACE)
+        kubectl_apply([{
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "flood", "namespace": H2_ATTACKER_NAMESPACE},
+            "spec": {
+                "automountServiceAccountToken": False,
+                "securityContext": {"runAsNonRoot": True, "runAsUser": 65532},
+                "containers": [{
+                    "name": "attacker", "image": self.images["python"],
+                    "imagePullPolicy": "Never",
+                    # Idle: the caller's tool runs the flood in it, timed
+                    # between its windows.
+                    "command": ["python3", "-c", "import signal; signal.pause()"],
+                    "volumeMounts": [{"name": "flood", "mountPath": "/flood", "readOnly": True}],
+                }],
+                "volumes": [{"name": "flood", "hostPath": {"path": work, "type": "Directory"}}],
+            }}])
+        wait_for(lambda: pod_ready(kubectl_json("get", "pod", "-n", H2_ATTACKER_NAMESPACE, "flood")),
+                 120, "the attacker pod to run", H2_ATTACKER_NAMESPACE)
+        ca = os.path.join(work, "ca.crt")
+        with open(ca, "w") as f:
+            f.write(base64.b64decode(kubectl("get", "secret", "-n", NAMESPACE, "%s-tls" % RELEASE,
+                                             "-o", "jsonpath={.data.ca\\.crt}")).decode())
+        token = os.path.join(work, "token")
+        with open(token, "w") as f:
+            f.write(run(["kubectl", "create", "token", "controller", "-n", CLIENT_NAMESPACE,
+                         "--audience", AUDIENCE, "--duration", "10m"],
+                        stderr_to_stdout=False).strip())
+        pid = container_pid(uid, "informerd")
+        out = run([os.path.join(work, "rapidreset"), "-address", "%s:50051" % ip, "-tls",
+                   "-ca-file", ca, "-server-name", "%s.%s.svc" % (RELEASE, NAMESPACE),
+                   "-token-file", token, "-namespace", APPS_NAMESPACE, "-pid", str(pid),
+                   "-duration", "20s", "-window", "20s", "-connections", "16",
+                   "-flood-via", "kubectl exec -n %s flood -- /flood/rapidreset" % H2_ATTACKER_NAMESPACE,
+                   "-max-rss-ratio", "1.2", "-no-failed-lists"], check=False, timeout=300)
+        case.log("flood from pod flood/%s against %s (%s:50051):\n%s"
+                 % (H2_ATTACKER_NAMESPACE, name, ip, out.strip()))
+        problems = []
+        sent = re.search(r"(\d+) HEADERS\+RST_STREAM pairs sent", out)
+        if not sent or int(sent.group(1)) < 10000:
+            problems.append("the flood did not run as asked (fewer than 10000 resets)")
+        problems += [line for line in out.splitlines() if line.startswith(("FAIL", "rapidreset:"))]
+        pod = kubectl_json("get", "pod", "-n", NAMESPACE, name)
+        after = {c["name"]: c["restartCount"] for c in pod["status"]["containerStatuses"]}
+        if after != restarts:
+            problems.append("containers restarted: %s before, %s after" % (restarts, after))
+        if not pod_ready(pod):
+            problems.append("pod %s is not Ready after the flood" % name)
+        if problems:
+            raise HarnessError("; ".join(problems))
+        case.log("every List answered in time, informerd's RSS within 1.2x, no restart of %s"
+                 % sorted(after))
+        kubectl("delete", "namespace", H2_ATTACKER_NAMESPACE, "--wait=false")
+
     def case_upgrade(self, case: TestCase) -> None:
         before = {p["metadata"]["name"] for p in release_pods(NAMESPACE, RELEASE)}
 
@@ -616,7 +717,7 @@ class NodeSuite:
 # Every client library: the adapters' example controllers and the
 # libraries' own example informers, each in a pod of its own.
 CLIENT_LANGS = ("go-controller-runtime", "java-kubernetes-client", "python", "cpp")
-CASES = ["images", "install", "helm-test", "attack-admin", "clients", "upgrade", "eviction", "tier", "uninstall"]
+CASES = ["images", "install", "helm-test", "attack-admin", "clients", "attack-h2", "upgrade", "eviction", "tier", "uninstall"]
 
 
 def main() -> int:

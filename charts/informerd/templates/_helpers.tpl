@@ -420,6 +420,7 @@ x-forwarded-for.
 {{- define "informerd.proxyConfig" -}}
 global
   maxconn {{ int .Values.proxy.maxConnections }}
+  hard-stop-after {{ int .Values.proxy.drainAfterReloadSeconds }}s
   ssl-load-extra-del-ext
   log stderr format raw local0 warning
 

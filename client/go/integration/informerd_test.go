@@ -13,10 +13,11 @@ import (
 	"time"
 )
 
-// informerd is one informerd process serving configmaps on fixed ports, so
-// that a restarted process is reachable at the same address.
+// informerd is one informerd process serving configmaps (or resources) on
+// fixed ports, so that a restarted process is reachable at the same address.
 type informerd struct {
 	env         testEnv
+	resources   string // --resources, read at each start
 	grpcAddress string
 	httpAddress string
 	logFile     string
@@ -28,6 +29,7 @@ func newInformerd(t *testing.T, env testEnv) *informerd {
 	t.Helper()
 	d := &informerd{
 		env:         env,
+		resources:   "configmaps",
 		grpcAddress: freeAddress(t),
 		httpAddress: freeAddress(t),
 		logFile:     filepath.Join(t.TempDir(), "informerd.log"),
@@ -66,7 +68,7 @@ func (d *informerd) start(t *testing.T) {
 	fmt.Fprintf(log, "--- start %d\n", d.starts)
 	d.cmd = exec.Command(d.env.informerdBin,
 		"--kubeconfig="+d.env.kubeconfig,
-		"--resources=configmaps",
+		"--resources="+d.resources,
 		"--grpc_address="+d.grpcAddress,
 		"--http_address="+d.httpAddress)
 	d.cmd.Stdout, d.cmd.Stderr = log, log

@@ -1,7 +1,7 @@
 // Command controller-runtime is an ordinary controller-runtime controller (a
 // Reconciler over ConfigMaps, built with builder.ControllerManagedBy) whose
-// informers come from informerd. It differs from its stock version by one
-// manager option, NewCache (marked below).
+// informers come from informerd. It differs from its stock version by two
+// manager options, NewCache and MapperProvider (marked below).
 //
 // It also speaks the uniform example contract of hack/example.sh, so the e2e
 // suite can drive it:
@@ -44,6 +44,7 @@ import (
 	"github.com/informerd/informerd/client/go/connection"
 	"github.com/informerd/informerd/client/go/informerdv1"
 	"github.com/informerd/informerd/client/go/kube/crcache"
+	"github.com/informerd/informerd/client/go/kube/mapper"
 )
 
 func main() {
@@ -96,13 +97,18 @@ func run(server, namespace, selector, tokenFile, caFile string) error {
 		}
 		cacheOptions.DefaultLabelSelector = parsed
 	}
+	cc := informerdv1.NewCacheClient(conn)
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Cache:   cacheOptions,
 		Metrics: metricsserver.Options{BindAddress: "0"},
-		// The one line that makes this an informerd controller: the
-		// manager's informers list and watch through informerd. Without
-		// it, this is the stock controller reading from the apiserver.
-		NewCache: crcache.NewCacheFunc(informerdv1.NewCacheClient(conn)),
+		// The two lines that make this an informerd controller: the
+		// manager's informers list and watch through informerd, and kinds
+		// are mapped from informerd's ListResources (the namespace, for a
+		// token allowed only there), so reads need no apiserver discovery.
+		// Without them, this is the stock controller reading from the
+		// apiserver.
+		NewCache:       crcache.NewCacheFunc(cc),
+		MapperProvider: crcache.MapperProviderWithOptions(cc, mapper.Options{Namespace: namespace}),
 	})
 	if err != nil {
 		return err

@@ -1,13 +1,19 @@
 // Package crcache plugs informerd into controller-runtime: with
 //
+//	cc := informerdv1.NewCacheClient(conn)
 //	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-//		NewCache: crcache.NewCacheFunc(informerdv1.NewCacheClient(conn)),
+//		NewCache:       crcache.NewCacheFunc(cc),
+//		MapperProvider: crcache.MapperProvider(cc),
 //	})
 //
 // every informer of the manager's cache (typed, unstructured and
 // metadata-only, i.e. builder.OnlyMetadata) lists and watches through
 // informerd instead of the kube-apiserver; reads through mgr.GetClient() are
-// served from that cache as before, writes still go to the apiserver.
+// served from that cache as before, writes still go to the apiserver. With
+// MapperProvider, kinds are mapped to resources from informerd's
+// ListResources, so those reads need no apiserver at all; without it, the
+// manager's default mapper asks the apiserver's discovery, and a cache read
+// fails while the apiserver is unreachable.
 //
 // Why manager.Options.NewCache and not cache.Options.NewInformer: the
 // per-informer hook receives the object type and the apiserver's
@@ -22,6 +28,7 @@ package crcache
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -38,7 +45,43 @@ import (
 
 	"github.com/informerd/informerd/client/go/informerdv1"
 	"github.com/informerd/informerd/client/go/kube"
+	"github.com/informerd/informerd/client/go/kube/mapper"
 )
+
+// MapperProvider returns a manager.Options.MapperProvider (also
+// cluster.Options.MapperProvider) whose RESTMapper knows kinds from
+// informerd's ListResources (package kube/mapper), so that the cache's
+// informers, the cached reads of mgr.GetClient() and the manager's other
+// mappings (owner references, scope checks) need no apiserver discovery.
+// Kinds informerd does not serve fall back to controller-runtime's default
+// discovery mapper, asked only then: writes of such kinds still work while
+// the apiserver is up.
+func MapperProvider(client informerdv1.CacheClient) func(*rest.Config, *http.Client) (meta.RESTMapper, error) {
+	return MapperProviderWithOptions(client, mapper.Options{})
+}
+
+// MapperProviderWithOptions is MapperProvider with the mapper's options
+// (e.g. a Namespace for a caller whose RBAC allows one); a nil
+// opts.Fallback is the apiserver's discovery mapper.
+func MapperProviderWithOptions(client informerdv1.CacheClient, opts mapper.Options) func(*rest.Config, *http.Client) (meta.RESTMapper, error) {
+	return func(config *rest.Config, httpClient *http.Client) (meta.RESTMapper, error) {
+		if opts.Fallback == nil {
+			if httpClient == nil {
+				var err error
+				if httpClient, err = rest.HTTPClientFor(config); err != nil {
+					return nil, fmt.Errorf("crcache: HTTP client for the fallback RESTMapper: %w", err)
+				}
+			}
+			// Lazy: it asks the apiserver on its first lookup, not here.
+			fallback, err := apiutil.NewDynamicRESTMapper(config, httpClient)
+			if err != nil {
+				return nil, fmt.Errorf("crcache: fallback RESTMapper: %w", err)
+			}
+			opts.Fallback = fallback
+		}
+		return mapper.New(client, opts), nil
+	}
+}
 
 // NewCacheFunc returns a cache.NewCacheFunc (for manager.Options.NewCache or
 // cluster.Options.NewCache) whose informers read from informerd through
@@ -48,7 +91,9 @@ import (
 // own selectors win over the defaults), DefaultLabelSelector,
 // DefaultFieldSelector, ByObject selectors, and everything controller-runtime
 // applies after building an informer (transforms, sync period, deep copy,
-// watch error handler). Not supported yet, and refused with an error: more
+// watch error handler). Without cache.Options.Mapper (a cache made on its
+// own; a manager always passes its MapperProvider's), kinds are mapped as
+// MapperProvider does. Not supported yet, and refused with an error: more
 // than one namespace, ByObject.Namespaces, and a NewInformer of your own.
 func NewCacheFunc(client informerdv1.CacheClient) cache.NewCacheFunc {
 	return func(config *rest.Config, opts cache.Options) (cache.Cache, error) {
@@ -59,18 +104,17 @@ func NewCacheFunc(client informerdv1.CacheClient) cache.NewCacheFunc {
 			opts.Scheme = clientgoscheme.Scheme
 		}
 		if opts.Mapper == nil {
-			httpClient := opts.HTTPClient
-			if httpClient == nil {
-				var err error
-				if httpClient, err = rest.HTTPClientFor(config); err != nil {
-					return nil, fmt.Errorf("crcache: HTTP client for the RESTMapper: %w", err)
+			var mapperOpts mapper.Options
+			for ns := range opts.DefaultNamespaces {
+				if len(opts.DefaultNamespaces) == 1 {
+					mapperOpts.Namespace = ns
 				}
 			}
-			mapper, err := apiutil.NewDynamicRESTMapper(config, httpClient)
+			m, err := MapperProviderWithOptions(client, mapperOpts)(config, opts.HTTPClient)
 			if err != nil {
-				return nil, fmt.Errorf("crcache: RESTMapper: %w", err)
+				return nil, err
 			}
-			opts.Mapper = mapper
+			opts.Mapper = m
 		}
 		p, err := newPlan(opts)
 		if err != nil {
