@@ -482,7 +482,7 @@ TEST_F(AdmissionTest, ACallThatNeedsAReviewIsChargedOneRequest) {
   limits_.rates.per_identity_per_second = 0.001;
   const Credentials alice = Token("t-alice");
   EXPECT_EQ(Get(GetOf("configmaps", "team", "a"), alice), Code::OK);  // token cached
-  // Authenticated from the cache, then a SubjectAccessReview on a worker:
+  // Her token answered from the cache, then a SubjectAccessReview on a worker:
   // the review resumes after authentication and does not charge her again.
   grpc::ByteBuffer buffer = Serialized(WatchOf("nodes"));
   auto watch = std::make_shared<WatchAdmission>(&buffer);
