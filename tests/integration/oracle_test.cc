@@ -444,7 +444,7 @@ TEST(OracleWholeObjects, EveryObjectEqualsTheApiserversGetWhicheverPathBroughtIt
       CreateConfigMap(ns, names.back(), {{"app", "a"}}, absl::StrCat("before ", i));
     }
     InProcessServerOptions options;
-    options.upstream_list = mode;
+    options.config.upstream_list = mode;
     InProcessServer server({config::ResourceConfig{.resource = "configmaps", .namespace_ = ns}},
                            options);
     server.WaitSynced();
@@ -556,7 +556,7 @@ TEST(OracleUpstreamList, StreamingListWhereTheApiserverServesIt) {
   std::string ns = CreateTestNamespace("oracle-upstream-stream");
   CreateConfigMap(ns, "one", {});
   InProcessServerOptions options;
-  options.upstream_list = config::UpstreamList::kStream;
+  options.config.upstream_list = config::UpstreamList::kStream;
   InProcessServer server({config::ResourceConfig{.resource = "configmaps", .namespace_ = ns}},
                          options);
   server.WaitSynced();
