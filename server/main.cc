@@ -164,9 +164,7 @@ sigset_t DrainSignals() {
 int Run() {
   ServerOptions options;
   options.config = LoadConfig();
-  // A leaf (--upstream) needs the API server only to review its callers.
-  if (options.config.upstream.url.empty() ||
-      options.config.auth.mode == config::AuthMode::kKubernetes) {
+  if (config::UsesApiserver(options.config)) {
     absl::StatusOr<kube::ClusterConfig> cluster = LoadClusterConfig();
     if (!cluster.ok()) Fatal(std::string(cluster.status().message()));
     options.cluster = *std::move(cluster);

@@ -43,10 +43,7 @@ absl::Status CheckUpstreamTransport(const Config& config, std::vector<std::strin
 // The connection to the kube-apiserver, where informerd uses one.
 absl::Status CheckApiserverTransport(const Config& config, const kube::ClusterConfig& cluster,
                                      std::vector<std::string>* warnings) {
-  // A leaf needs the apiserver only to review its own callers.
-  const bool uses_apiserver =
-      config.upstream.url.empty() || config.auth.mode == AuthMode::kKubernetes;
-  if (!uses_apiserver || cluster.server.empty()) return absl::OkStatus();
+  if (!UsesApiserver(config) || cluster.server.empty()) return absl::OkStatus();
   const std::string insecure = kube::InsecureTransport(cluster);
   if (insecure.empty()) return absl::OkStatus();
   if (!config.allow_insecure_upstream) {
