@@ -136,7 +136,7 @@ sanitized_tests() {
   local config="$1"
   shift
   bazel_tests "$config" "$INFORMERD_CACHE/bazel-$config" "$config" \
-    //server/... //selector/... //client/cpp/... "$@"
+    //server/... //selector/... //retry/... //client/cpp/... "$@"
 }
 
 # AddressSanitizer + UndefinedBehaviorSanitizer, also on the in-process
@@ -189,7 +189,7 @@ extra_suites+=(fuzz)
 # as clang built them; tests/build proves the analysis is on.
 suite_thread_safety() {
   bazel_tests thread_safety "$INFORMERD_CACHE/bazel-thread_safety" thread_safety \
-    //server/... //selector/... //client/cpp/... //tests/build/...
+    //server/... //selector/... //retry/... //client/cpp/... //tests/build/...
 }
 extra_suites+=(thread_safety)
 

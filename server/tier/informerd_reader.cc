@@ -119,6 +119,7 @@ InformerdReader::WatchEnd InformerdReader::WatchOnce(bool initial_events,
   bool relist = false;
   uint64_t messages = 0;
   while (stream->Read(&event)) {
+    backoff_.Reset();
     ++messages;
     handled = events_.Handle(&event, MonotonicNow(), &relist);
     if (events_.synced()) synced_.store(true, std::memory_order_release);

@@ -1,4 +1,4 @@
-#include "server/kube/backoff.h"
+#include "retry/backoff.h"
 
 #include <algorithm>
 #include <memory>
@@ -7,7 +7,7 @@
 #include "absl/random/random.h"
 #include "absl/time/clock.h"
 
-namespace informerd::kube {
+namespace informerd::retry {
 namespace {
 
 std::function<double()> RealUniform01() {
@@ -22,15 +22,20 @@ Backoff::Backoff(BackoffPolicy policy, std::function<absl::Time()> now,
     : policy_(policy),
       now_(now ? std::move(now) : std::function<absl::Time()>(&absl::Now)),
       uniform01_(uniform01 ? std::move(uniform01) : RealUniform01()),
-      base_(policy.initial) {}
+      base_(std::min(policy.initial, policy.cap)) {}
 
 absl::Duration Backoff::NextDelay() {
   const absl::Time now = now_();
-  if (now - last_failure_ > policy_.reset_after) base_ = policy_.initial;
+  if (policy_.reset_after != absl::InfiniteDuration() &&
+      now - last_failure_ > policy_.reset_after) {
+    Reset();
+  }
   last_failure_ = now;
   const absl::Duration base = base_;
   base_ = std::min(base_ * policy_.factor, policy_.cap);
-  return base + base * (policy_.jitter * uniform01_());
+  return base - base * (policy_.jitter * uniform01_());
 }
 
-}  // namespace informerd::kube
+void Backoff::Reset() { base_ = std::min(policy_.initial, policy_.cap); }
+
+}  // namespace informerd::retry
