@@ -42,6 +42,7 @@
 #include "server/kube/api_status.h"
 #include "server/kube/discovery.h"
 #include "server/kube/list_watch_sink.h"
+#include "server/kube/reader_thread.h"
 #include "server/kube/rest_client.h"
 #include "server/kube/upstream_reader.h"
 #include "server/kube/watch_decoder.h"
@@ -134,7 +135,7 @@ class Reflector : public UpstreamReader {
   // Sleeps for the backoff (at least `retry_after`); false if stopping.
   bool WaitBeforeRetry(const Failure& failure);
   std::string Url(std::string_view extra_query) const;
-  bool stopping() const;
+  bool stopping() const { return thread_.stopping(); }
 
   RestClient* const client_;
   const ResourceInfo resource_;
@@ -154,9 +155,7 @@ class Reflector : public UpstreamReader {
   absl::BitGen bit_gen_;
 
   StreamCanceller canceller_;
-  mutable absl::Mutex mu_;
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  std::thread thread_;
+  ReaderThread thread_;
 };
 
 }  // namespace informerd::kube

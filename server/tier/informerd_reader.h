@@ -56,6 +56,7 @@
 #include "rapidjson/document.h"
 #include "retry/backoff.h"
 #include "server/kube/list_watch_sink.h"
+#include "server/kube/reader_thread.h"
 #include "server/kube/upstream_reader.h"
 #include "server/tier/upstream_events.h"
 #include "server/tier/version_bound.h"
@@ -114,13 +115,12 @@ class InformerdReader : public kube::UpstreamReader {
   WatchEnd WatchOnce(bool initial_events, absl::Status* failure);
   // Sleeps for the backoff; false if stopping.
   bool WaitBeforeRetry(const absl::Status& failure);
-  bool stopping() const;
+  bool stopping() const { return thread_.stopping(); }
   std::string What() const;
 
   const std::unique_ptr<v1::Cache::Stub> stub_;
   const v1::ResourceName resource_;
   const InformerdReaderOptions options_;
-  kube::ListWatchSink* const sink_;
 
   kube::ReflectorStats stats_;
   std::atomic<bool> synced_{false};
@@ -128,11 +128,10 @@ class InformerdReader : public kube::UpstreamReader {
   retry::Backoff backoff_;
   UpstreamEvents events_;
 
-  mutable absl::Mutex mu_;
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Mutex call_mu_;
   // The call in progress, cancelled by Stop.
-  grpc::ClientContext* call_ ABSL_GUARDED_BY(mu_) = nullptr;
-  std::thread thread_;
+  grpc::ClientContext* call_ ABSL_GUARDED_BY(call_mu_) = nullptr;
+  kube::ReaderThread thread_;
 };
 
 }  // namespace informerd::tier
