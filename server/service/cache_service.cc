@@ -40,6 +40,12 @@ grpc::Status CheckProjection(v1::Projection projection) {
                               " (PROJECTION_FULL = 0 or PROJECTION_METADATA = 1)"));
 }
 
+grpc::Status CheckEncoding(v1::Encoding encoding) {
+  if (v1::Encoding_IsValid(encoding)) return grpc::Status::OK;
+  return Invalid(absl::StrCat("encoding: unknown value ", static_cast<int>(encoding),
+                              " (ENCODING_JSON = 0 or ENCODING_PROTOBUF = 1)"));
+}
+
 grpc::Status ParseVersion(const std::string& text, const char* field, uint64_t* version) {
   *version = 0;
   if (text.empty()) return grpc::Status::OK;
@@ -123,6 +129,7 @@ grpc::Status ShapeOfList(const v1::ListRequest& request) {
   if (request.continue_token().size() > kMaxContinueTokenBytes) {
     return Invalid(absl::StrCat("continue_token: longer than ", kMaxContinueTokenBytes, " bytes"));
   }
+  if (grpc::Status status = CheckEncoding(request.encoding()); !status.ok()) return status;
   return CheckCommonShape(request.resource(), request.namespace_(), request.projection(),
                           request.resource_version(), "resource_version");
 }
@@ -132,11 +139,13 @@ grpc::Status ShapeOfGet(const v1::GetRequest& request) {
   if (request.name().size() > kMaxNameBytes) {
     return Invalid(absl::StrCat("name: longer than ", kMaxNameBytes, " characters"));
   }
+  if (grpc::Status status = CheckEncoding(request.encoding()); !status.ok()) return status;
   return CheckCommonShape(request.resource(), request.namespace_(), request.projection(),
                           request.min_resource_version(), "min_resource_version");
 }
 
 grpc::Status ShapeOfWatch(const v1::WatchRequest& request) {
+  if (grpc::Status status = CheckEncoding(request.encoding()); !status.ok()) return status;
   return CheckCommonShape(request.resource(), request.namespace_(), request.projection(),
                           request.resource_version(), "resource_version");
 }
@@ -465,7 +474,7 @@ grpc::Status CacheService::DoList(const Caller& caller, const v1::ListRequest& r
   plan->min_version = request.continue_token().empty() ? min_version : 0;
   plan->read = [this, response, resource = *resource, filter = *std::move(filter),
                 point = std::move(point), scope, limit = static_cast<size_t>(request.limit()),
-                projection = request.projection(),
+                projection = request.projection(), encoding = request.encoding(),
                 held = std::make_shared<limits::ConcurrencyLimiter::Permit>(*std::move(permit))] {
     absl::StatusOr<informer::Informer::Page> page = resource->informer->List(
         filter, point.resource_version, point.last_key, limit, options_.max_page_bytes);
@@ -478,7 +487,8 @@ grpc::Status CacheService::DoList(const Caller& caller, const v1::ListRequest& r
       token = continue_tokens_.Encode(
           scope, {page->resource_version, page->items.back()->key(), point.snapshot_time});
     }
-    *response = ListResponseBuffer(page->items, page->resource_version, token, projection);
+    *response = ListResponseBuffer(page->items, page->resource_version, token, projection,
+                                   encoding);
     return grpc::Status::OK;
   };
   return grpc::Status::OK;
@@ -530,13 +540,13 @@ grpc::Status CacheService::DoGet(const Caller& caller, const v1::GetRequest& req
   plan->resource = *resource;
   plan->min_version = min_version;
   plan->read = [response, resource = *resource, ns = request.namespace_(), name = request.name(),
-                projection = request.projection()] {
+                projection = request.projection(), encoding = request.encoding()] {
     auto [object, version] = resource->informer->Get(cache::ObjectKey(ns, name));
     if (object == nullptr) {
       return grpc::Status(grpc::StatusCode::NOT_FOUND,
                           absl::StrCat(resource->DisplayName(), " \"", name, "\" not found"));
     }
-    *response = GetResponseBuffer(*object, version, projection);
+    *response = GetResponseBuffer(*object, version, projection, encoding);
     return grpc::Status::OK;
   };
   return grpc::Status::OK;
@@ -695,6 +705,7 @@ WatchStreamOptions CacheService::WatchOptions(const v1::WatchRequest& request,
   WatchStreamOptions stream_options;
   stream_options.allow_bookmarks = request.allow_bookmarks();
   stream_options.projection = request.projection();
+  stream_options.encoding = request.encoding();
   stream_options.bookmark_interval = options_.bookmark_interval;
   if (options_.authorizer == nullptr) return stream_options;
   // Who the credentials say the caller is, reviewed again at every re-check

@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// informerd is one informerd process serving configmaps on fixed ports, so
+// informerd is one informerd process serving configmaps (or resources) on fixed ports, so
 // that a restarted process is reachable at the same address.
 type informerd struct {
 	env         testEnv
@@ -22,6 +22,8 @@ type informerd struct {
 	logFile     string
 	cmd         *exec.Cmd
 	starts      int
+	// resources is --resources; "configmaps" when empty.
+	resources string
 }
 
 func newInformerd(t *testing.T, env testEnv) *informerd {
@@ -64,9 +66,13 @@ func (d *informerd) start(t *testing.T) {
 	defer log.Close()
 	d.starts++
 	fmt.Fprintf(log, "--- start %d\n", d.starts)
+	resources := d.resources
+	if resources == "" {
+		resources = "configmaps"
+	}
 	d.cmd = exec.Command(d.env.informerdBin,
 		"--kubeconfig="+d.env.kubeconfig,
-		"--resources=configmaps",
+		"--resources="+resources,
 		"--grpc_address="+d.grpcAddress,
 		"--http_address="+d.httpAddress)
 	d.cmd.Stdout, d.cmd.Stderr = log, log
