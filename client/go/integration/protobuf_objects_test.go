@@ -40,7 +40,7 @@ func (oc *oracleCluster) makeObjects(t *testing.T) {
 		_, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i), Labels: labels, Annotations: annotations},
 			Data:       map[string]string{"a": "1", "z": "last", "empty": "", "multi": "line1\nline2\ttab"},
-			BinaryData: map[string][]byte{"bin": {0, 1, 2, 255, byte(i)}, "empty": {}},
+			BinaryData: map[string][]byte{"bin": {0, 1, 2, 255, byte(i)}, "nothing": {}},
 			Immutable:  ptr.To(i == 1),
 		}, metav1.CreateOptions{})
 		check("configmaps", err)
@@ -162,6 +162,7 @@ func (oc *oracleCluster) makeObjects(t *testing.T) {
 
 	for i := 0; i < 2; i++ {
 		template := podSpec(i)
+		template.ActiveDeadlineSeconds = nil
 		_, err := cs.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("deploy-%d", i), Labels: labels},
 			Spec: appsv1.DeploymentSpec{
