@@ -233,7 +233,8 @@ func checkWatchAndAdapter(t *testing.T, oc *oracleCluster, client informerdv1.Ca
 	if ns != "" {
 		opts = append(opts, kube.WithNamespace(ns))
 	}
-	lw, err := kube.NewListerWatcher(client, c.gvr, c.example, opts...)
+	recording := &encodingRecorder{CacheClient: client}
+	lw, err := kube.NewListerWatcher(recording, c.gvr, c.example, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,6 +245,10 @@ func checkWatchAndAdapter(t *testing.T, oc *oracleCluster, client informerdv1.Ca
 	items, err := meta.ExtractList(adapted)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if recording.protobuf != len(items) || recording.json != 0 {
+		t.Errorf("%s: the Go adapter got %d objects as protobuf and %d as JSON; want all %d as protobuf",
+			c.gvr.Resource, recording.protobuf, recording.json, len(items))
 	}
 	for _, obj := range items {
 		m := metaOfOracle(t, obj)
@@ -358,4 +363,25 @@ func reencode(t *testing.T, obj runtime.Object, apiserverBytes []byte) []byte {
 		t.Fatal(err)
 	}
 	return out.Bytes()
+}
+
+// encodingRecorder counts how List's objects came: the Go adapter must ask
+// for protobuf for built-in types.
+type encodingRecorder struct {
+	informerdv1.CacheClient
+	protobuf, json int
+}
+
+func (r *encodingRecorder) List(ctx context.Context, in *informerdv1.ListRequest, opts ...grpc.CallOption) (*informerdv1.ListResponse, error) {
+	resp, err := r.CacheClient.List(ctx, in, opts...)
+	if err == nil {
+		for _, item := range resp.Items {
+			if len(item.Protobuf) > 0 {
+				r.protobuf++
+			} else {
+				r.json++
+			}
+		}
+	}
+	return resp, err
 }

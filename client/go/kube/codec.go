@@ -181,10 +181,11 @@ func (c *codec) list(resp *informerdv1.ListResponse) (runtime.Object, error) {
 	return list, nil
 }
 
-// protoUnmarshaler is what the generated protobuf code of the Kubernetes
-// built-in types implements.
+// protoUnmarshaler is what client-go's protobuf serializer needs of a type,
+// and what the generated protobuf code of the Kubernetes built-in types
+// implements (their ProtoMessage methods are gone since 1.33).
 type protoUnmarshaler interface {
-	ProtoMessage()
+	Reset()
 	Unmarshal(data []byte) error
 }
 
