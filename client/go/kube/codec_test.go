@@ -18,7 +18,9 @@ func TestTypedCodecAsksForProtobufForBuiltInTypes(t *testing.T) {
 		want    informerdv1.Encoding
 		decoder bool
 	}{
-		{"pods", func() (*codec, error) { return typedCodec(scheme.Scheme, corev1.SchemeGroupVersion.WithResource("pods"), &corev1.Pod{}) }, informerdv1.Encoding_ENCODING_PROTOBUF, true},
+		{"pods", func() (*codec, error) {
+			return typedCodec(scheme.Scheme, corev1.SchemeGroupVersion.WithResource("pods"), &corev1.Pod{})
+		}, informerdv1.Encoding_ENCODING_PROTOBUF, true},
 		{"deployments", func() (*codec, error) {
 			return typedCodec(scheme.Scheme, appsv1.SchemeGroupVersion.WithResource("deployments"), &appsv1.Deployment{})
 		}, informerdv1.Encoding_ENCODING_PROTOBUF, true},
