@@ -64,11 +64,79 @@ std::string_view Str(const rapidjson::Value& value) {
   return std::string_view(value.GetString(), value.GetStringLength());
 }
 
-std::string CompactJson(const rapidjson::Value& value) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-  value.Accept(writer);
-  return std::string(buffer.GetString(), buffer.GetSize());
+// A JSON string as Go's encoding/json writes it (HTML-safe escapes, \u2028
+// and \u2029 escaped): the bytes a Go client finds in a RawExtension decoded
+// from the apiserver's JSON.
+void AppendGoString(std::string_view text, std::string* out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out->push_back('"');
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    switch (c) {
+      case '"': out->append("\\\""); continue;
+      case '\\': out->append("\\\\"); continue;
+      case '\n': out->append("\\n"); continue;
+      case '\r': out->append("\\r"); continue;
+      case '\t': out->append("\\t"); continue;
+      case '\b': out->append("\\b"); continue;
+      case '\f': out->append("\\f"); continue;
+      default: break;
+    }
+    if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+      out->append("\\u00");
+      out->push_back(kHex[c >> 4]);
+      out->push_back(kHex[c & 0xf]);
+    } else if (c == 0xe2 && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0x80 &&
+               (static_cast<unsigned char>(text[i + 2]) & 0xfe) == 0xa8) {
+      out->append(static_cast<unsigned char>(text[i + 2]) == 0xa8 ? "\\u2028" : "\\u2029");
+      i += 2;
+    } else {
+      out->push_back(static_cast<char>(c));
+    }
+  }
+  out->push_back('"');
+}
+
+// Compact JSON as Go's encoding/json compacts an embedded raw message.
+// Numbers come out as RapidJSON writes them: the same text for integers;
+// a float may be spelled differently (1e+21 against 1e21), which Go's
+// decoders read as the same number.
+void AppendGoJson(const rapidjson::Value& value, std::string* out) {
+  switch (value.GetType()) {
+    case rapidjson::kObjectType: {
+      out->push_back('{');
+      bool first = true;
+      for (auto it = value.MemberBegin(); it != value.MemberEnd(); ++it) {
+        if (!first) out->push_back(',');
+        first = false;
+        AppendGoString(Str(it->name), out);
+        out->push_back(':');
+        AppendGoJson(it->value, out);
+      }
+      out->push_back('}');
+      return;
+    }
+    case rapidjson::kArrayType: {
+      out->push_back('[');
+      bool first = true;
+      for (const auto& element : value.GetArray()) {
+        if (!first) out->push_back(',');
+        first = false;
+        AppendGoJson(element, out);
+      }
+      out->push_back(']');
+      return;
+    }
+    case rapidjson::kStringType:
+      AppendGoString(Str(value), out);
+      return;
+    default: {
+      rapidjson::StringBuffer buffer;
+      rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+      value.Accept(writer);
+      out->append(buffer.GetString(), buffer.GetSize());
+    }
+  }
 }
 
 // Go's time.ParseDuration grammar: [-]{number unit}+, or "0".
@@ -333,7 +401,9 @@ class KubeProtobuf::Writer {
       return absl::OkStatus();
     }
     if (name == kRawExtension || name == kFieldsV1) {
-      PutBytes(1, CompactJson(value), out);
+      std::string raw;
+      AppendGoJson(value, &raw);
+      PutBytes(1, raw, out);
       return absl::OkStatus();
     }
     // Go types declared as slices (type ExtraValue []string) are messages
