@@ -30,6 +30,9 @@ std::string_view DescriptorSet();
 std::string_view Groups();
 // Lines "proto.package.Message protoField jsonName" (jsonName "-" when inlined).
 std::string_view FieldNames();
+// Lines "proto.package.Message protoField +always": fields Go's generated
+// code writes even at their zero value (non-pointer singular fields).
+std::string_view AlwaysWritten();
 }  // namespace kube_proto_schemas
 #endif
 """
@@ -39,6 +42,10 @@ _NAMES_AWK = r"""
 /protobuf:"/ {
   if ($0 ~ /protobuf:"[^"]*name=/) { proto = $0; sub(/.*protobuf:"[^"]*name=/, "", proto); sub(/[,"].*/, "", proto) }
   else { proto = tolower(substr($1, 1, 1)) substr($1, 2) }
+  # Go's generated marshallers write a non-pointer singular field even at
+  # its zero value; "always" marks those (the apiserver's exact bytes).
+  gotype = ($2 ~ /^`/) ? $1 : $2
+  if (gotype !~ /^(\*|\[|map\[)/) print pkg "." message " " proto " +always" > always
   if ($0 !~ /json:"/) next
   json = $0; sub(/.*json:"/, "", json); sub(/[,"].*/, "", json)
   if (json == "") json = "-"
@@ -75,6 +82,7 @@ files=$(cd protos && find -L k8s.io/api k8s.io/apimachinery/pkg -name generated.
 (cd protos && {protoc} --include_imports --descriptor_set_out=../kube.desc $files)
 : > groups.txt
 : > names.txt
+: > always.txt
 for f in $files; do
   dir=protos/$(dirname $f)
   pkg=$(sed -n 's/^package \\(.*\\);/\\1/p' protos/$f)
@@ -84,7 +92,9 @@ for f in $files; do
   fi
   for go in $dir/*.go; do
     case $go in *_test.go|*generated*) continue;; esac
-    awk -v pkg=$pkg '{awk}' $go >> names.txt
+    rm -f always.part
+    awk -v pkg=$pkg -v always=always.part '{awk}' $go >> names.txt
+    if [ -f always.part ]; then cat always.part >> always.txt; fi
   done
 done
 """.format(root = root, name = ctx.name, api = api, machinery = machinery, protoc = protoc, version = version,
@@ -94,7 +104,8 @@ done
     # .incbin, not a string literal: gcc takes minutes over a megabyte literal.
     cc = ['#include "kube_proto_schemas.h"', "namespace kube_proto_schemas {",
           'std::string_view Version() { return "%s"; }' % version]
-    for name, file in [("DescriptorSet", "kube.desc"), ("Groups", "groups.txt"), ("FieldNames", "names.txt")]:
+    for name, file in [("DescriptorSet", "kube.desc"), ("Groups", "groups.txt"), ("FieldNames", "names.txt"),
+                       ("AlwaysWritten", "always.txt")]:
         symbol = "kube_proto_" + name
         cc.append('asm(".section .rodata\\n.balign 8\\n%s:\\n.incbin \\"external/%s/%s\\"\\n%s_end:\\n.previous\\n");' %
                   (symbol, ctx.name, file, symbol))
@@ -109,11 +120,11 @@ cc_library(
     name = "schemas",
     srcs = ["kube_proto_schemas.cc"],
     hdrs = ["kube_proto_schemas.h"],
-    textual_hdrs = ["kube.desc", "groups.txt", "names.txt"],
+    textual_hdrs = ["kube.desc", "groups.txt", "names.txt", "always.txt"],
     include_prefix = "kube_proto",
     visibility = ["//visibility:public"],
 )
-exports_files(["kube.desc", "groups.txt", "names.txt"])
+exports_files(["kube.desc", "groups.txt", "names.txt", "always.txt"])
 """)
 
 kube_proto_schemas = repository_rule(

@@ -244,11 +244,58 @@ class KubeProtobuf::Writer {
       PutBytes(info.inlined[i]->number(), encoded, &framed);
       fields.emplace_back(info.inlined[i]->number(), std::move(framed));
     }
+    for (const FieldDescriptor* field : info.always) {
+      bool present = false;
+      for (const auto& written : fields) present = present || written.first == field->number();
+      if (present) continue;
+      std::string encoded;
+      if (absl::Status status = Zero(field, &encoded); !status.ok()) return status;
+      fields.emplace_back(field->number(), std::move(encoded));
+    }
     std::stable_sort(fields.begin(), fields.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     for (const auto& field : fields) out->append(field.second);
     --depth_;
     return absl::OkStatus();
+  }
+
+  // `field` at its zero value, as Go's generated code writes a non-pointer
+  // field: the well-known types by their own marshallers.
+  absl::Status Zero(const FieldDescriptor* field, std::string* out) {
+    const int number = field->number();
+    switch (field->type()) {
+      case FieldDescriptor::TYPE_STRING:
+      case FieldDescriptor::TYPE_BYTES:
+        PutBytes(number, "", out);
+        return absl::OkStatus();
+      case FieldDescriptor::TYPE_BOOL:
+      case FieldDescriptor::TYPE_INT32:
+      case FieldDescriptor::TYPE_INT64:
+      case FieldDescriptor::TYPE_UINT32:
+      case FieldDescriptor::TYPE_UINT64:
+        PutVarintField(number, 0, out);
+        return absl::OkStatus();
+      case FieldDescriptor::TYPE_MESSAGE: {
+        const Descriptor* message = field->message_type();
+        const std::string& name = message->full_name();
+        std::string encoded;
+        if (name == kQuantity) {
+          PutBytes(1, "0", &encoded);
+        } else if (name == kIntOrString) {
+          PutVarintField(1, 0, &encoded);
+          PutVarintField(2, 0, &encoded);
+          PutBytes(3, "", &encoded);
+        } else if (name == kDuration) {
+          PutVarintField(1, 0, &encoded);
+        } else if (name != kTime && name != kMicroTime && name != kRawExtension && name != kFieldsV1) {
+          if (absl::Status status = Members(message, {}, &encoded); !status.ok()) return status;
+        }
+        PutBytes(number, encoded, out);
+        return absl::OkStatus();
+      }
+      default:
+        return absl::OkStatus();
+    }
   }
 
   bool Accepts(const Descriptor* message, std::string_view name) {
@@ -423,7 +470,7 @@ class KubeProtobuf::Writer {
 const KubeProtobuf& KubeProtobuf::Default() {
   static const KubeProtobuf* const encoder = [] {
     auto created = Create(kube_proto_schemas::DescriptorSet(), kube_proto_schemas::Groups(),
-                          kube_proto_schemas::FieldNames());
+                          kube_proto_schemas::FieldNames(), kube_proto_schemas::AlwaysWritten());
     // The schemas are built into the binary: failing here is a build defect.
     if (!created.ok()) {
       std::fprintf(stderr, "informerd: the built-in Kubernetes protobuf schemas: %s\n",
@@ -437,7 +484,8 @@ const KubeProtobuf& KubeProtobuf::Default() {
 
 absl::StatusOr<std::unique_ptr<KubeProtobuf>> KubeProtobuf::Create(std::string_view descriptor_set,
                                                                    std::string_view groups,
-                                                                   std::string_view field_names) {
+                                                                   std::string_view field_names,
+                                                                   std::string_view always_written) {
   std::unique_ptr<KubeProtobuf> encoder(new KubeProtobuf());
   google::protobuf::FileDescriptorSet set;
   if (!set.ParseFromArray(descriptor_set.data(), static_cast<int>(descriptor_set.size()))) {
@@ -465,6 +513,12 @@ absl::StatusOr<std::unique_ptr<KubeProtobuf>> KubeProtobuf::Create(std::string_v
     if (words.size() != 3) return absl::InvalidArgumentError(absl::StrCat("kube protobuf names: bad line ", line));
     renames[std::string(words[0])][std::string(words[1])] = std::string(words[2]);
   }
+  std::unordered_map<std::string, std::unordered_map<std::string, bool>> always;
+  for (absl::string_view line : absl::StrSplit(A(always_written), '\n', absl::SkipEmpty())) {
+    std::vector<absl::string_view> words = absl::StrSplit(line, ' ');
+    if (words.size() != 3) return absl::InvalidArgumentError(absl::StrCat("kube protobuf always: bad line ", line));
+    always[std::string(words[0])][std::string(words[1])] = true;
+  }
   for (const auto& file : set.file()) {
     const google::protobuf::FileDescriptor* descriptor = encoder->pool_.FindFileByName(file.name());
     std::vector<const Descriptor*> pending;
@@ -475,12 +529,16 @@ absl::StatusOr<std::unique_ptr<KubeProtobuf>> KubeProtobuf::Create(std::string_v
       for (int i = 0; i < message->nested_type_count(); ++i) pending.push_back(message->nested_type(i));
       MessageInfo& info = encoder->messages_[message];
       auto renamed = renames.find(message->full_name());
+      auto written = always.find(message->full_name());
       for (int i = 0; i < message->field_count(); ++i) {
         const FieldDescriptor* field = message->field(i);
         std::string json_name = field->name();
         if (renamed != renames.end()) {
           auto it = renamed->second.find(field->name());
           if (it != renamed->second.end()) json_name = it->second;
+        }
+        if (written != always.end() && written->second.count(field->name()) && !field->is_repeated()) {
+          info.always.push_back(field);
         }
         if (json_name == "-" && field->message_type() != nullptr && !field->is_repeated()) {
           info.inlined.push_back(field);

@@ -16,7 +16,9 @@
 // JSON form differs from their message (Time, MicroTime, Duration, Quantity,
 // IntOrString, RawExtension, FieldsV1) are converted by their JSON rules;
 // byte fields are base64 in JSON; maps are written sorted by key, fields in
-// field-number order, as the apiserver writes them.
+// field-number order, and a field that is not a pointer in Go is written
+// even when the JSON leaves it out, at its zero value: the bytes are the
+// apiserver's own (the oracle test counts how often).
 //
 // Guarantees: a field present in the JSON is present in the output, an
 // absent or null one is absent, so a Go client decodes the same object from
@@ -58,7 +60,8 @@ class KubeProtobuf {
   // tables described in //bazel:kube_proto.bzl. Bad input is an error.
   static absl::StatusOr<std::unique_ptr<KubeProtobuf>> Create(std::string_view descriptor_set,
                                                               std::string_view groups,
-                                                              std::string_view field_names);
+                                                              std::string_view field_names,
+                                                              std::string_view always_written);
 
   // The apiserver's protobuf bytes of the object in `json`, whose apiVersion
   // and kind say its type.
@@ -75,6 +78,9 @@ class KubeProtobuf {
     std::unordered_map<std::string, const google::protobuf::FieldDescriptor*> by_json_name;
     // Fields whose members appear in the parent's JSON object (Go's inline).
     std::vector<const google::protobuf::FieldDescriptor*> inlined;
+    // Fields written at their zero value when the JSON leaves them out, as
+    // Go's generated code writes its non-pointer fields.
+    std::vector<const google::protobuf::FieldDescriptor*> always;
   };
   class Writer;
 

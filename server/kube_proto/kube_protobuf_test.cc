@@ -30,9 +30,12 @@ TEST(KubeProtobufTest, ConfigMapFieldsInNumberOrderMapsSorted) {
       R"({"apiVersion":"v1","kind":"ConfigMap","data":{"b":"2","a":"1"},)"
       R"("metadata":{"name":"x","creationTimestamp":"2024-01-02T03:04:05Z"},"binaryData":{"k":"AAE="}})");
   ASSERT_TRUE(encoded.ok()) << encoded.status();
-  // ObjectMeta: name=1, creationTimestamp=8 {seconds=1 (1704164645), nanos=2}.
+  // ObjectMeta: name=1, creationTimestamp=8 {seconds=1 (1704164645), nanos=2},
+  // and the fields Go writes at their zero value: generateName, namespace,
+  // selfLink, uid, resourceVersion (2-6), generation (7).
   std::string time = absl::StrCat("\x08\xa5\xfa\xcd\xac\x06", V(2, 0));
-  std::string meta = absl::StrCat(L(1, "x"), L(8, time));
+  std::string meta = absl::StrCat(L(1, "x"), L(2, ""), L(3, ""), L(4, ""), L(5, ""), L(6, ""), V(7, 0),
+                                  L(8, time));
   std::string raw = absl::StrCat(L(1, meta), L(2, absl::StrCat(L(1, "a"), L(2, "1"))),
                                  L(2, absl::StrCat(L(1, "b"), L(2, "2"))),
                                  L(3, absl::StrCat(L(1, "k"), L(2, std::string("\0\1", 2)))));
@@ -46,11 +49,12 @@ TEST(KubeProtobufTest, IntOrStringAndInlinedFields) {
       R"("livenessProbe":{"httpGet":{"port":"http"},"periodSeconds":3}}]}})");
   ASSERT_TRUE(encoded.ok()) << encoded.status();
   std::string port = absl::StrCat(V(1, 1), V(2, 0), L(3, "http"));
-  std::string handler = L(2, L(2, port));  // ProbeHandler.httpGet=2, HTTPGetAction.port=2
-  std::string probe = absl::StrCat(L(1, handler), V(4, 3));
-  std::string container = absl::StrCat(L(1, "c"), L(10, probe));
-  std::string raw = absl::StrCat(L(1, ""), L(2, L(2, container)));
-  EXPECT_EQ(*encoded, Envelope("v1", "Pod", raw));
+  // HTTPGetAction: path=1, port=2, host=3, scheme=4 (written when empty).
+  std::string http_get = absl::StrCat(L(1, ""), L(2, port), L(3, ""), L(4, ""));
+  std::string handler = L(2, http_get);  // ProbeHandler.httpGet = 2
+  // Probe: handler=1, initialDelaySeconds..failureThreshold = 2..6.
+  std::string probe = absl::StrCat(L(1, handler), V(2, 0), V(3, 0), V(4, 3), V(5, 0), V(6, 0));
+  EXPECT_NE(encoded->find(L(10, probe)), std::string::npos);  // Container.livenessProbe = 10
 }
 
 TEST(KubeProtobufTest, UnknownFieldIsAnErrorNamingIt) {

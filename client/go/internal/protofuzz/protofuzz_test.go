@@ -9,6 +9,7 @@ package protofuzz
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -28,6 +29,7 @@ import (
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	runtimeserializer "k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -72,7 +74,9 @@ func TestRandomObjectsDecodeAlike(t *testing.T) {
 		kinds = append(kinds, gvk)
 	}
 	sort.Slice(kinds, func(i, j int) bool { return kinds[i].String() < kinds[j].String() })
-	covered, objects := 0, 0
+	covered, objects, exact := 0, 0, 0
+	exactKinds := map[schema.GroupVersionKind]int{} // objects whose bytes differ, by kind
+	protoEncoder := protobuf.NewSerializer(scheme.Scheme, scheme.Scheme)
 	for _, gvk := range kinds {
 		n := perOtherKind
 		if named[gvk] {
@@ -117,13 +121,25 @@ func TestRandomObjectsDecodeAlike(t *testing.T) {
 				t.Errorf("%v #%d: decoding informerd's protobuf: %v\n%s", gvk, i, err, data)
 				continue
 			}
+			var goBytes bytes.Buffer
+			if err := protoEncoder.Encode(fromJSON, &goBytes); err != nil {
+				t.Fatalf("%v: client-go's protobuf encoding: %v", gvk, err)
+			}
+			if bytes.Equal(goBytes.Bytes(), raw) {
+				exact++
+			} else if exactKinds[gvk] == 0 {
+				t.Logf("%v #%d: bytes differ from client-go's encoding of the same object\n informerd %q\n client-go %q", gvk, i, raw, goBytes.Bytes())
+			}
+			if !bytes.Equal(goBytes.Bytes(), raw) {
+				exactKinds[gvk]++
+			}
 			if !equality.Semantic.DeepEqual(fromJSON, fromProto) {
 				t.Errorf("%v #%d: decodes differently from protobuf than from JSON (-json +protobuf):\n%s\nJSON: %s",
 					gvk, i, diff.Diff(fromJSON, fromProto), data)
 			}
 		}
 	}
-	t.Logf("%d random objects of %d kinds", objects, covered)
+	t.Logf("%d random objects of %d kinds; informerd's bytes equal client-go's encoding for %d of them", objects, covered, exact)
 	if covered < 50 {
 		t.Errorf("only %d kinds encoded; want the built-in kinds (>= 50)", covered)
 	}
