@@ -319,8 +319,12 @@ class KubeProtobuf::Writer {
       for (const auto* entry : entries) {
         std::string encoded;
         PutBytes(1, Str(entry->name), &encoded);
-        if (!entry->value.IsNull()) {
-          absl::Status status = Single(value_field, entry->value, &encoded);
+        // Go writes a nil message value as an empty one, and leaves a nil
+        // bytes value out.
+        const bool message_value = value_field->type() == FieldDescriptor::TYPE_MESSAGE;
+        if (!entry->value.IsNull() || message_value) {
+          absl::Status status = entry->value.IsNull() ? Zero(value_field, &encoded)
+                                                      : Single(value_field, entry->value, &encoded);
           if (!status.ok()) return status;
         }
         PutBytes(field->number(), encoded, out);
