@@ -11,8 +11,10 @@ module's Go sources:
   (`const GroupName = "..."`); the .proto files do not say the group.
 - names: fields whose JSON name differs from the proto field name, from the Go
   struct tags (`json:"..." protobuf:"...,name=..."`); an empty JSON name means
-  the field is inlined into its parent's JSON (`json:",inline"`). The .proto
-  files carry neither fact.
+  the field is inlined into its parent's JSON (`json:",inline"`).
+- always: fields Go's generated code writes even at their zero value
+  (declared without `*`, `[]` or `map[`), for the apiserver's exact bytes.
+The .proto files carry none of these facts.
 
 Nothing is copied into the repository: the schemas come from the module.
 """

@@ -10,9 +10,9 @@
 // pinned k8s.io/api version is covered, and none is written by hand.
 //
 // What the schemas do not say is taken from the same module's Go sources:
-// which API group a proto package serves (register.go) and which fields have
+// which API group a proto package serves (register.go), which fields have
 // a JSON name other than their proto name, or are inlined into their
-// parent's JSON (the Go struct tags). The well-known apimachinery types whose
+// parent's JSON (the Go struct tags), and which are not pointers in Go. The well-known apimachinery types whose
 // JSON form differs from their message (Time, MicroTime, Duration, Quantity,
 // IntOrString, RawExtension, FieldsV1) are converted by their JSON rules;
 // byte fields are base64 in JSON; maps are written sorted by key, fields in
@@ -21,8 +21,9 @@
 // apiserver's own (the oracle test counts how often).
 //
 // Guarantees: a field present in the JSON is present in the output, an
-// absent or null one is absent, so a Go client decodes the same object from
-// either (the oracle test checks this against the apiserver). A JSON member
+// absent or null one is absent unless Go writes it at its zero value, so a
+// Go client decodes the same object from either, and the bytes are the
+// apiserver's (the oracle test checks both against the apiserver). A JSON member
 // the schema does not know (an apiserver newer than the schemas), or a
 // value of the wrong JSON type, is an INVALID_ARGUMENT naming the field: the
 // caller serves JSON instead of dropping data. A kind without a schema (a
