@@ -5,7 +5,6 @@
 #include "absl/strings/str_cat.h"
 #include "informerd/v1/informerd.pb.h"
 #include "server/cache/metadata_projection.h"
-#include "server/kube_proto/kube_protobuf.h"
 
 namespace informerd::cache {
 namespace {
@@ -93,11 +92,11 @@ const Object& Object::MetadataOnly() const {
   return *std::atomic_load(&metadata_only_);
 }
 
-const Object& Object::Protobuf() const {
-  absl::call_once(protobuf_once_, [this] {
-    absl::StatusOr<std::string> encoded = kube_proto::KubeProtobuf::Default().Encode(json());
+const Object& Object::Protobuf(ProtobufEncoder encode) const {
+  absl::call_once(protobuf_once_, [this, encode] {
+    std::optional<std::string> encoded = encode(json());
     // Without a protobuf form the object is served as JSON (see the header).
-    if (!encoded.ok()) return;
+    if (!encoded.has_value()) return;
     const size_t tail_offset = json_offset_ + json_size_;
     std::string_view tail(reinterpret_cast<const char*>(wire_.begin()) + tail_offset,
                           wire_.size() - tail_offset);

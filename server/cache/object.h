@@ -89,12 +89,16 @@ class Object : public std::enable_shared_from_this<Object> {
   // the first call.
   const Object& MetadataOnly() const;
 
-  // This object with the Kubernetes protobuf encoding of its JSON in the
-  // protobuf field instead of json (ENCODING_PROTOBUF); the other fields are
-  // the same. Built on the first call. For an object without a protobuf form
-  // (no schema for its kind, or a field the schema does not know), this
-  // object itself.
-  const Object& Protobuf() const;
+  // The protobuf encoding of an object's JSON, or nullopt when it has none.
+  using ProtobufEncoder = std::optional<std::string> (*)(std::string_view json);
+
+  // This object with `encode`'s encoding of its JSON in the protobuf field
+  // instead of json (ENCODING_PROTOBUF); the other fields are the same.
+  // Built on the first call. For an object without a protobuf form (no
+  // schema for its kind, or a field the schema does not know), this object
+  // itself. REQUIRES: every call passes the same encoder (the first one's
+  // result is kept).
+  const Object& Protobuf(ProtobufEncoder encode) const;
 
   // Approximate heap bytes held by this object, for the memory metrics
   // (including a metadata-only form once built).

@@ -1,6 +1,11 @@
 #include "server/service/wire_format.h"
 
+#include <optional>
 #include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "server/kube_proto/kube_protobuf.h"
 
 namespace informerd::service {
 namespace {
@@ -45,12 +50,19 @@ v1::WatchEvent::Type WireType(cache::EventType type) {
 
 grpc::Slice StringSlice(std::string text) { return grpc::Slice(std::move(text)); }
 
+// Objects of kinds without a schema, or not fitting it, are served as JSON.
+std::optional<std::string> KubeProtobufForm(std::string_view json) {
+  absl::StatusOr<std::string> encoded = kube_proto::KubeProtobuf::Default().Encode(json);
+  if (!encoded.ok()) return std::nullopt;
+  return *std::move(encoded);
+}
+
 // The metadata-only form is JSON whatever the encoding asked for: a client
 // decodes whichever of json and protobuf is set.
 const grpc::Slice& ProjectedWire(const cache::Object& object, v1::Projection projection,
                                  v1::Encoding encoding) {
   if (projection == v1::PROJECTION_METADATA) return object.MetadataOnly().wire();
-  if (encoding == v1::ENCODING_PROTOBUF) return object.Protobuf().wire();
+  if (encoding == v1::ENCODING_PROTOBUF) return object.Protobuf(&KubeProtobufForm).wire();
   return object.wire();
 }
 
