@@ -25,6 +25,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/informerd/informerd/client/go/connection"
 	"github.com/informerd/informerd/client/go/informerdv1"
@@ -72,6 +74,27 @@ func TestProtobufOracle(t *testing.T) {
 	}
 	t.Logf("informerd's protobuf bytes equal the apiserver's for %d of %d objects", exact, total)
 	t.Run("customresource", func(t *testing.T) { checkCustomResourceStaysJSON(t, lc, client) })
+	t.Run("unknownencoding", func(t *testing.T) { checkUnknownEncodingIsRefused(t, lc, client) })
+}
+
+// checkUnknownEncodingIsRefused: proto3 enums are open, so an encoding this
+// server does not know parses; it must be INVALID_ARGUMENT naming the field.
+func checkUnknownEncodingIsRefused(t *testing.T, oc *oracleCluster, client informerdv1.CacheClient) {
+	resource := &informerdv1.ResourceName{Version: "v1", Resource: "configmaps"}
+	bad := informerdv1.Encoding(7)
+	_, listErr := client.List(oc.ctx, &informerdv1.ListRequest{Resource: resource, Namespace: oc.namespace, Encoding: bad})
+	_, getErr := client.Get(oc.ctx, &informerdv1.GetRequest{Resource: resource, Namespace: oc.namespace, Name: "cm-0", Encoding: bad})
+	var watchErr error
+	if stream, err := client.Watch(oc.ctx, &informerdv1.WatchRequest{Resource: resource, Namespace: oc.namespace, Encoding: bad}); err != nil {
+		watchErr = err
+	} else {
+		_, watchErr = stream.Recv()
+	}
+	for name, err := range map[string]error{"List": listErr, "Get": getErr, "Watch": watchErr} {
+		if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "encoding: unknown value 7") {
+			t.Errorf("%s with encoding 7: %v; want INVALID_ARGUMENT naming encoding", name, err)
+		}
+	}
 }
 
 // newLiveClusterFor is a liveCluster whose informerd serves `resources`,
