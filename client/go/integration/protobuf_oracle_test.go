@@ -85,7 +85,10 @@ func checkUnknownEncodingIsRefused(t *testing.T, oc *oracleCluster, client infor
 	_, listErr := client.List(oc.ctx, &informerdv1.ListRequest{Resource: resource, Namespace: oc.namespace, Encoding: bad})
 	_, getErr := client.Get(oc.ctx, &informerdv1.GetRequest{Resource: resource, Namespace: oc.namespace, Name: "cm-0", Encoding: bad})
 	var watchErr error
-	if stream, err := client.Watch(oc.ctx, &informerdv1.WatchRequest{Resource: resource, Namespace: oc.namespace, Encoding: bad}); err != nil {
+	// Bounded: a server that accepted the encoding would send nothing here.
+	ctx, cancel := context.WithTimeout(oc.ctx, 10*time.Second)
+	defer cancel()
+	if stream, err := client.Watch(ctx, &informerdv1.WatchRequest{Resource: resource, Namespace: oc.namespace, Encoding: bad}); err != nil {
 		watchErr = err
 	} else {
 		_, watchErr = stream.Recv()
