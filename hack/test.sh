@@ -171,8 +171,10 @@ suite_python_client() {
 extra_suites+=(python_client)
 
 suite_go_client() {
-  bazel build //server:informerd
+  # kube_proto_encode: the protobuf encoder for internal/protofuzz.
+  bazel build //server:informerd //server/kube_proto:kube_proto_encode
   INFORMERD_BIN="$INFORMERD_ROOT/bazel-bin/server/informerd" \
+    INFORMERD_KUBE_PROTO_ENCODE="$INFORMERD_ROOT/bazel-bin/server/kube_proto/kube_proto_encode" \
     client/go/run-tests.sh --junit "$1/go.xml"
 }
 extra_suites+=(go_client)

@@ -50,19 +50,19 @@ std::shared_ptr<const Object> Object::Create(Metadata metadata, uint64_t resourc
   fields.set_resource_version(metadata.resource_version);
   for (const auto& [key, value] : metadata.labels) (*fields.mutable_labels())[key] = value;
   return Frame(std::move(metadata), resource_version_number, std::move(field_values), json,
-               fields.SerializeAsString());
+               fields.SerializeAsString(), v1::Object::kJsonFieldNumber);
 }
 
 std::shared_ptr<const Object> Object::Frame(Metadata metadata, uint64_t resource_version_number,
                                            FieldValues field_values, std::string_view json,
-                                           std::string_view tail) {
-  // Framed by hand (field 1, then the metadata fields): going through the
+                                           std::string_view tail, int payload_field) {
+  // Framed by hand (the payload, then the metadata fields): going through the
   // generated message would copy the JSON twice more, and an exactly sized
   // buffer keeps memory at the JSON's size.
   const size_t header_size = 1 + VarintSize(json.size());
   auto* buffer = new std::string();
   buffer->reserve(header_size + json.size() + tail.size());
-  buffer->push_back(static_cast<char>((v1::Object::kJsonFieldNumber << 3) | 2));
+  buffer->push_back(static_cast<char>((payload_field << 3) | 2));
   for (uint64_t length = json.size();; length >>= 7) {
     if (length < 0x80) {
       buffer->push_back(static_cast<char>(length));
@@ -73,9 +73,10 @@ std::shared_ptr<const Object> Object::Frame(Metadata metadata, uint64_t resource
   buffer->append(json);
   buffer->append(tail);
   grpc::Slice wire(buffer->data(), buffer->size(), &DeleteString, buffer);
+  const bool is_json = payload_field == v1::Object::kJsonFieldNumber;
   return std::make_shared<const Object>(std::move(metadata), resource_version_number,
                                         std::move(field_values), std::move(wire), header_size,
-                                        json.size());
+                                        is_json ? json.size() : 0);
 }
 
 const Object& Object::MetadataOnly() const {
@@ -85,9 +86,25 @@ const Object& Object::MetadataOnly() const {
     std::string_view tail(reinterpret_cast<const char*>(wire_.begin()) + tail_offset,
                           wire_.size() - tail_offset);
     std::atomic_store(&metadata_only_, Frame(metadata_, resource_version_number_, field_values_,
-                                             MetadataProjection(json()), tail));
+                                             MetadataProjection(json()), tail,
+                                             v1::Object::kJsonFieldNumber));
   });
   return *std::atomic_load(&metadata_only_);
+}
+
+const Object& Object::Protobuf(ProtobufEncoder encode) const {
+  absl::call_once(protobuf_once_, [this, encode] {
+    std::optional<std::string> encoded = encode(json());
+    // Without a protobuf form the object is served as JSON (see the header).
+    if (!encoded.has_value()) return;
+    const size_t tail_offset = json_offset_ + json_size_;
+    std::string_view tail(reinterpret_cast<const char*>(wire_.begin()) + tail_offset,
+                          wire_.size() - tail_offset);
+    std::atomic_store(&protobuf_, Frame(metadata_, resource_version_number_, field_values_,
+                                        *encoded, tail, v1::Object::kProtobufFieldNumber));
+  });
+  std::shared_ptr<const Object> protobuf = std::atomic_load(&protobuf_);
+  return protobuf ? *protobuf : *this;
 }
 
 std::optional<std::string_view> Object::FieldValue(std::string_view field) const {
@@ -110,6 +127,9 @@ size_t Object::ApproximateBytes() const {
   // Read without the once flag: a form still being built is counted next time.
   if (std::shared_ptr<const Object> projected = std::atomic_load(&metadata_only_)) {
     bytes += projected->ApproximateBytes();
+  }
+  if (std::shared_ptr<const Object> encoded = std::atomic_load(&protobuf_)) {
+    bytes += encoded->ApproximateBytes();
   }
   return bytes;
 }

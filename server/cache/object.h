@@ -13,8 +13,11 @@
 // serialized at most once per object version however many callers ask, and
 // never for objects nobody asks it of.
 //
-// Thread safety: immutable once built (the metadata-only form is built under
-// a once flag); share freely through ObjectPtr.
+// Likewise the protobuf form (ENCODING_PROTOBUF: the Kubernetes protobuf
+// encoding in Object.protobuf instead of Object.json), for built-in types.
+//
+// Thread safety: immutable once built (the metadata-only and protobuf forms
+// are built under once flags); share freely through ObjectPtr.
 #ifndef INFORMERD_SERVER_CACHE_OBJECT_H_
 #define INFORMERD_SERVER_CACHE_OBJECT_H_
 
@@ -86,15 +89,29 @@ class Object : public std::enable_shared_from_this<Object> {
   // the first call.
   const Object& MetadataOnly() const;
 
+  // The protobuf encoding of an object's JSON, or nullopt when it has none.
+  using ProtobufEncoder = std::optional<std::string> (*)(std::string_view json);
+
+  // This object with `encode`'s encoding of its JSON in the protobuf field
+  // instead of json (ENCODING_PROTOBUF); the other fields are the same.
+  // Built on the first call. For an object without a protobuf form (no
+  // schema for its kind, or a field the schema does not know), this object
+  // itself. REQUIRES: every call passes the same encoder (the first one's
+  // result is kept).
+  const Object& Protobuf(ProtobufEncoder encode) const;
+
   // Approximate heap bytes held by this object, for the memory metrics
   // (including a metadata-only form once built).
   size_t ApproximateBytes() const;
 
  private:
   // Create, with the serialized metadata fields given.
+  // Create, with the serialized metadata fields given; `payload` goes in
+  // field `payload_field` (json, or protobuf for the protobuf form, whose
+  // json() is then empty).
   static std::shared_ptr<const Object> Frame(Metadata metadata, uint64_t resource_version_number,
-                                             FieldValues field_values, std::string_view json,
-                                             std::string_view tail);
+                                             FieldValues field_values, std::string_view payload,
+                                             std::string_view tail, int payload_field);
 
   Metadata metadata_;
   std::string key_;
@@ -105,6 +122,9 @@ class Object : public std::enable_shared_from_this<Object> {
   size_t json_size_;
   mutable absl::once_flag metadata_only_once_;
   mutable std::shared_ptr<const Object> metadata_only_;
+  mutable absl::once_flag protobuf_once_;
+  // Null when the object has no protobuf form.
+  mutable std::shared_ptr<const Object> protobuf_;
 };
 
 using ObjectPtr = std::shared_ptr<const Object>;

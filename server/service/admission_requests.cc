@@ -35,6 +35,12 @@ grpc::Status CheckProjection(v1::Projection projection) {
                               " (PROJECTION_FULL = 0 or PROJECTION_METADATA = 1)"));
 }
 
+grpc::Status CheckEncoding(v1::Encoding encoding) {
+  if (v1::Encoding_IsValid(encoding)) return grpc::Status::OK;
+  return Invalid(absl::StrCat("encoding: unknown value ", static_cast<int>(encoding),
+                              " (ENCODING_JSON = 0 or ENCODING_PROTOBUF = 1)"));
+}
+
 // "" (0) or a decimal version; the field name goes into the error.
 grpc::Status ParseVersion(const std::string& text, const char* field, uint64_t* version) {
   *version = 0;
@@ -87,6 +93,7 @@ grpc::Status ListAdmission::Shape() {
   if (request_.continue_token().size() > kMaxContinueTokenBytes) {
     return Invalid(absl::StrCat("continue_token: longer than ", kMaxContinueTokenBytes, " bytes"));
   }
+  if (grpc::Status status = CheckEncoding(request_.encoding()); !status.ok()) return status;
   return CheckCommonShape(request_.resource(), request_.namespace_(), request_.projection(),
                           request_.resource_version(), "resource_version", &version_);
 }
@@ -127,6 +134,7 @@ grpc::Status GetAdmission::Shape() {
   if (request_.name().size() > kMaxNameBytes) {
     return Invalid(absl::StrCat("name: longer than ", kMaxNameBytes, " characters"));
   }
+  if (grpc::Status status = CheckEncoding(request_.encoding()); !status.ok()) return status;
   return CheckCommonShape(request_.resource(), request_.namespace_(), request_.projection(),
                           request_.min_resource_version(), "min_resource_version", &version_);
 }
@@ -152,6 +160,7 @@ std::optional<grpc::Status> GetAdmission::Authorize(const Permissions& permissio
 
 grpc::Status WatchAdmission::Shape() {
   if (grpc::Status status = ParseRequest(*buffer_, &request_); !status.ok()) return status;
+  if (grpc::Status status = CheckEncoding(request_.encoding()); !status.ok()) return status;
   return CheckCommonShape(request_.resource(), request_.namespace_(), request_.projection(),
                           request_.resource_version(), "resource_version", &version_);
 }

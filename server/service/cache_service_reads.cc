@@ -20,6 +20,7 @@ CacheService::ReadPlan CacheService::PlanList(const ListAdmission& admitted,
                point = admitted.point(), scope = admitted.scope(),
                limit = static_cast<size_t>(admitted.request().limit()),
                projection = admitted.request().projection(),
+               encoding = admitted.request().encoding(),
                held = std::make_shared<limits::ConcurrencyLimiter::Permit>(std::move(permit))] {
     absl::StatusOr<informer::Informer::Page> page = resource->informer->List(
         filter, point.resource_version, point.last_key, limit, options_.max_page_bytes);
@@ -32,7 +33,8 @@ CacheService::ReadPlan CacheService::PlanList(const ListAdmission& admitted,
       token = continue_tokens_.Encode(
           scope, {page->resource_version, page->items.back()->key(), point.snapshot_time});
     }
-    *response = ListResponseBuffer(page->items, page->resource_version, token, projection);
+    *response = ListResponseBuffer(page->items, page->resource_version, token, projection,
+                                   encoding);
     return grpc::Status::OK;
   };
   return plan;
@@ -44,13 +46,14 @@ CacheService::ReadPlan CacheService::PlanGet(const GetAdmission& admitted,
   plan.resource = admitted.resource();
   plan.min_version = admitted.min_version();
   plan.read = [response, resource = admitted.resource(), ns = admitted.request().namespace_(),
-               name = admitted.request().name(), projection = admitted.request().projection()] {
+               name = admitted.request().name(), projection = admitted.request().projection(),
+               encoding = admitted.request().encoding()] {
     auto [object, version] = resource->informer->Get(cache::ObjectKey(ns, name));
     if (object == nullptr) {
       return grpc::Status(grpc::StatusCode::NOT_FOUND,
                           absl::StrCat(resource->DisplayName(), " \"", name, "\" not found"));
     }
-    *response = GetResponseBuffer(*object, version, projection);
+    *response = GetResponseBuffer(*object, version, projection, encoding);
     return grpc::Status::OK;
   };
   return plan;

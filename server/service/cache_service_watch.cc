@@ -17,6 +17,7 @@ WatchStreamOptions CacheService::WatchOptions(const v1::WatchRequest& request,
   WatchStreamOptions stream_options;
   stream_options.allow_bookmarks = request.allow_bookmarks();
   stream_options.projection = request.projection();
+  stream_options.encoding = request.encoding();
   stream_options.bookmark_interval = options_.bookmark_interval;
   if (!admission_.authenticates()) return stream_options;
   // The credentials are reviewed again at every re-check (a stream starts

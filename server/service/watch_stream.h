@@ -62,6 +62,7 @@ struct WatchStreamOptions {
   bool allow_bookmarks = false;
   // What of each object the events carry.
   v1::Projection projection = v1::PROJECTION_FULL;
+  v1::Encoding encoding = v1::ENCODING_JSON;
   absl::Duration bookmark_interval = absl::Minutes(1);
   // When set, runs on `review_workers` every `recheck_interval` (checked at
   // the stream's wake-ups, at least once a second); PERMISSION_DENIED or

@@ -1,6 +1,11 @@
 #include "server/service/wire_format.h"
 
+#include <optional>
 #include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "server/kube_proto/kube_protobuf.h"
 
 namespace informerd::service {
 namespace {
@@ -45,16 +50,28 @@ v1::WatchEvent::Type WireType(cache::EventType type) {
 
 grpc::Slice StringSlice(std::string text) { return grpc::Slice(std::move(text)); }
 
-const grpc::Slice& ProjectedWire(const cache::Object& object, v1::Projection projection) {
-  return projection == v1::PROJECTION_METADATA ? object.MetadataOnly().wire() : object.wire();
+// Objects of kinds without a schema, or not fitting it, are served as JSON.
+std::optional<std::string> KubeProtobufForm(std::string_view json) {
+  absl::StatusOr<std::string> encoded = kube_proto::KubeProtobuf::Default().Encode(json);
+  if (!encoded.ok()) return std::nullopt;
+  return *std::move(encoded);
+}
+
+// The metadata-only form is JSON whatever the encoding asked for: a client
+// decodes whichever of json and protobuf is set.
+const grpc::Slice& ProjectedWire(const cache::Object& object, v1::Projection projection,
+                                 v1::Encoding encoding) {
+  if (projection == v1::PROJECTION_METADATA) return object.MetadataOnly().wire();
+  if (encoding == v1::ENCODING_PROTOBUF) return object.Protobuf(&KubeProtobufForm).wire();
+  return object.wire();
 }
 
 }  // namespace
 
 grpc::ByteBuffer WatchEventBuffer(cache::EventType type, const cache::Object& object,
                                   uint64_t resource_version, bool final_state_unknown,
-                                  v1::Projection projection) {
-  const grpc::Slice& wire = ProjectedWire(object, projection);
+                                  v1::Projection projection, v1::Encoding encoding) {
+  const grpc::Slice& wire = ProjectedWire(object, projection, encoding);
   std::string head;
   PutTag(&head, v1::WatchEvent::kTypeFieldNumber, kVarint);
   PutVarint(&head, WireType(type));
@@ -78,11 +95,11 @@ grpc::ByteBuffer BookmarkBuffer(uint64_t resource_version, bool initial_events_e
 grpc::ByteBuffer ListResponseBuffer(const std::vector<cache::ObjectPtr>& items,
                                     uint64_t resource_version,
                                     const std::string& continue_token,
-                                    v1::Projection projection) {
+                                    v1::Projection projection, v1::Encoding encoding) {
   std::vector<grpc::Slice> slices;
   slices.reserve(2 * items.size() + 1);
   for (const cache::ObjectPtr& item : items) {
-    const grpc::Slice& wire = ProjectedWire(*item, projection);
+    const grpc::Slice& wire = ProjectedWire(*item, projection, encoding);
     std::string head;
     PutTag(&head, v1::ListResponse::kItemsFieldNumber, kLengthDelimited);
     PutVarint(&head, wire.size());
@@ -97,8 +114,8 @@ grpc::ByteBuffer ListResponseBuffer(const std::vector<cache::ObjectPtr>& items,
 }
 
 grpc::ByteBuffer GetResponseBuffer(const cache::Object& object, uint64_t resource_version,
-                                   v1::Projection projection) {
-  const grpc::Slice& wire = ProjectedWire(object, projection);
+                                   v1::Projection projection, v1::Encoding encoding) {
+  const grpc::Slice& wire = ProjectedWire(object, projection, encoding);
   std::string head;
   PutTag(&head, v1::GetResponse::kObjectFieldNumber, kLengthDelimited);
   PutVarint(&head, wire.size());

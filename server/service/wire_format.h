@@ -7,7 +7,8 @@
 // serialization per object, shared by every watcher (KEP-1152's idea).
 //
 // With PROJECTION_METADATA they reference the object's metadata-only form
-// instead (cache::Object::MetadataOnly, built once per object).
+// instead (cache::Object::MetadataOnly, built once per object); with
+// ENCODING_PROTOBUF, its protobuf form (cache::Object::Protobuf, likewise).
 //
 // Thread safety: pure functions.
 #ifndef INFORMERD_SERVER_SERVICE_WIRE_FORMAT_H_
@@ -27,7 +28,8 @@ namespace informerd::service {
 // A WatchEvent of `type` carrying `object`.
 grpc::ByteBuffer WatchEventBuffer(cache::EventType type, const cache::Object& object,
                                   uint64_t resource_version, bool final_state_unknown,
-                                  v1::Projection projection = v1::PROJECTION_FULL);
+                                  v1::Projection projection = v1::PROJECTION_FULL,
+                                  v1::Encoding encoding = v1::ENCODING_JSON);
 
 // A BOOKMARK WatchEvent at `resource_version`.
 grpc::ByteBuffer BookmarkBuffer(uint64_t resource_version, bool initial_events_end);
@@ -35,10 +37,12 @@ grpc::ByteBuffer BookmarkBuffer(uint64_t resource_version, bool initial_events_e
 grpc::ByteBuffer ListResponseBuffer(const std::vector<cache::ObjectPtr>& items,
                                     uint64_t resource_version,
                                     const std::string& continue_token,
-                                    v1::Projection projection = v1::PROJECTION_FULL);
+                                    v1::Projection projection = v1::PROJECTION_FULL,
+                                  v1::Encoding encoding = v1::ENCODING_JSON);
 
 grpc::ByteBuffer GetResponseBuffer(const cache::Object& object, uint64_t resource_version,
-                                   v1::Projection projection = v1::PROJECTION_FULL);
+                                   v1::Projection projection = v1::PROJECTION_FULL,
+                                  v1::Encoding encoding = v1::ENCODING_JSON);
 
 // Any message as a one-slice buffer (for small, rare messages).
 grpc::ByteBuffer MessageBuffer(const google::protobuf::MessageLite& message);

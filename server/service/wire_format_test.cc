@@ -76,3 +76,55 @@ TEST(WireFormat, ListAndGetResponses) {
 
 }  // namespace
 }  // namespace informerd::service
+
+namespace informerd::service {
+namespace {
+
+TEST(WireFormat, ProtobufEncodingIsBuiltOnceAndShared) {
+  cache::Object::Metadata metadata{.namespace_ = "ns", .name = "a", .uid = "u", .resource_version = "7"};
+  metadata.labels = {{"app", "x"}};
+  cache::ObjectPtr object = cache::Object::Create(
+      metadata, 7, {},
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns","uid":"u",)"
+      R"("resourceVersion":"7","labels":{"app":"x"}},"data":{"k":"v"}})");
+  grpc::ByteBuffer first =
+      WatchEventBuffer(cache::EventType::kAdded, *object, 7, false, v1::PROJECTION_FULL, v1::ENCODING_PROTOBUF);
+  grpc::ByteBuffer second =
+      WatchEventBuffer(cache::EventType::kAdded, *object, 7, false, v1::PROJECTION_FULL, v1::ENCODING_PROTOBUF);
+  std::vector<grpc::Slice> a, b;
+  ASSERT_TRUE(first.Dump(&a).ok());
+  ASSERT_TRUE(second.Dump(&b).ok());
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(a[1].begin(), b[1].begin());  // One encoding, referenced by both.
+  v1::WatchEvent event = Parse<v1::WatchEvent>(first);
+  EXPECT_TRUE(event.object().json().empty());
+  EXPECT_EQ(event.object().protobuf().substr(0, 4), std::string("k8s\0", 4));
+  EXPECT_NE(event.object().protobuf().find("ConfigMap"), std::string::npos);
+  EXPECT_EQ(event.object().name(), "a");
+  EXPECT_EQ(event.object().labels().at("app"), "x");
+  v1::ListResponse list =
+      Parse<v1::ListResponse>(ListResponseBuffer({object}, 8, "", v1::PROJECTION_FULL, v1::ENCODING_PROTOBUF));
+  ASSERT_EQ(list.items_size(), 1);
+  EXPECT_EQ(list.items(0).protobuf(), event.object().protobuf());
+  v1::GetResponse get =
+      Parse<v1::GetResponse>(GetResponseBuffer(*object, 8, v1::PROJECTION_FULL, v1::ENCODING_PROTOBUF));
+  EXPECT_EQ(get.object().protobuf(), event.object().protobuf());
+}
+
+TEST(WireFormat, ObjectsWithoutAProtobufFormAreJson) {
+  // The test objects are ConfigMaps with a spec.nodeName, which ConfigMaps
+  // lack: the schema refuses it, so JSON it is.
+  cache::ObjectPtr misfit = cache::MakeTestObject({.namespace_ = "ns", .name = "a", .node_name = "n"});
+  v1::GetResponse get =
+      Parse<v1::GetResponse>(GetResponseBuffer(*misfit, 8, v1::PROJECTION_FULL, v1::ENCODING_PROTOBUF));
+  EXPECT_TRUE(get.object().protobuf().empty());
+  EXPECT_EQ(get.object().json(), std::string(misfit->json()));
+  // The metadata-only form stays JSON.
+  cache::ObjectPtr object = cache::MakeTestObject({.namespace_ = "ns", .name = "b", .data = "x"});
+  get = Parse<v1::GetResponse>(GetResponseBuffer(*object, 8, v1::PROJECTION_METADATA, v1::ENCODING_PROTOBUF));
+  EXPECT_TRUE(get.object().protobuf().empty());
+  EXPECT_EQ(get.object().json(), std::string(object->MetadataOnly().json()));
+}
+
+}  // namespace
+}  // namespace informerd::service

@@ -98,6 +98,63 @@ func (Projection) EnumDescriptor() ([]byte, []int) {
 	return file_informerd_v1_informerd_proto_rawDescGZIP(), []int{0}
 }
 
+// How each object of a reply is encoded.
+type Encoding int32
+
+const (
+	// Object.json, always.
+	Encoding_ENCODING_JSON Encoding = 0
+	// Object.protobuf for the Kubernetes built-in types: the bytes the
+	// apiserver sends with Accept: application/vnd.kubernetes.protobuf (the
+	// magic "k8s\0" and a runtime.Unknown whose raw is the object's message),
+	// so client-go's protobuf serializer decodes them. Encoded from the cached
+	// JSON by the schemas of the k8s.io/api version informerd was built with,
+	// once per object version, on first request. Objects without such a schema
+	// (custom resources, aggregated APIs), objects with a field the schemas do
+	// not know (an apiserver newer than them), and PROJECTION_METADATA replies
+	// carry Object.json instead: a client decodes whichever field is set.
+	Encoding_ENCODING_PROTOBUF Encoding = 1
+)
+
+// Enum value maps for Encoding.
+var (
+	Encoding_name = map[int32]string{
+		0: "ENCODING_JSON",
+		1: "ENCODING_PROTOBUF",
+	}
+	Encoding_value = map[string]int32{
+		"ENCODING_JSON":     0,
+		"ENCODING_PROTOBUF": 1,
+	}
+)
+
+func (x Encoding) Enum() *Encoding {
+	p := new(Encoding)
+	*p = x
+	return p
+}
+
+func (x Encoding) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Encoding) Descriptor() protoreflect.EnumDescriptor {
+	return file_informerd_v1_informerd_proto_enumTypes[1].Descriptor()
+}
+
+func (Encoding) Type() protoreflect.EnumType {
+	return &file_informerd_v1_informerd_proto_enumTypes[1]
+}
+
+func (x Encoding) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Encoding.Descriptor instead.
+func (Encoding) EnumDescriptor() ([]byte, []int) {
+	return file_informerd_v1_informerd_proto_rawDescGZIP(), []int{1}
+}
+
 type WatchEvent_Type int32
 
 const (
@@ -139,11 +196,11 @@ func (x WatchEvent_Type) String() string {
 }
 
 func (WatchEvent_Type) Descriptor() protoreflect.EnumDescriptor {
-	return file_informerd_v1_informerd_proto_enumTypes[1].Descriptor()
+	return file_informerd_v1_informerd_proto_enumTypes[2].Descriptor()
 }
 
 func (WatchEvent_Type) Type() protoreflect.EnumType {
-	return &file_informerd_v1_informerd_proto_enumTypes[1]
+	return &file_informerd_v1_informerd_proto_enumTypes[2]
 }
 
 func (x WatchEvent_Type) Number() protoreflect.EnumNumber {
@@ -237,8 +294,11 @@ type Object struct {
 	Uid             string            `protobuf:"bytes,4,opt,name=uid,proto3" json:"uid,omitempty"`
 	ResourceVersion string            `protobuf:"bytes,5,opt,name=resource_version,json=resourceVersion,proto3" json:"resource_version,omitempty"`
 	Labels          map[string]string `protobuf:"bytes,6,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Set instead of json when the request asked for ENCODING_PROTOBUF and the
+	// object has a protobuf form (see Encoding).
+	Protobuf      []byte `protobuf:"bytes,7,opt,name=protobuf,proto3" json:"protobuf,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Object) Reset() {
@@ -313,6 +373,13 @@ func (x *Object) GetLabels() map[string]string {
 	return nil
 }
 
+func (x *Object) GetProtobuf() []byte {
+	if x != nil {
+		return x.Protobuf
+	}
+	return nil
+}
+
 type ListRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Required. See ResourceName.
@@ -351,7 +418,10 @@ type ListRequest struct {
 	ResourceVersion string `protobuf:"bytes,9,opt,name=resource_version,json=resourceVersion,proto3" json:"resource_version,omitempty"`
 	// Whole objects (default) or metadata only. An unknown value:
 	// INVALID_ARGUMENT.
-	Projection    Projection `protobuf:"varint,10,opt,name=projection,proto3,enum=informerd.v1.Projection" json:"projection,omitempty"`
+	Projection Projection `protobuf:"varint,10,opt,name=projection,proto3,enum=informerd.v1.Projection" json:"projection,omitempty"`
+	// JSON (default) or, where available, the Kubernetes protobuf encoding. An
+	// unknown value: INVALID_ARGUMENT.
+	Encoding      Encoding `protobuf:"varint,11,opt,name=encoding,proto3,enum=informerd.v1.Encoding" json:"encoding,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -456,6 +526,13 @@ func (x *ListRequest) GetProjection() Projection {
 	return Projection_PROJECTION_FULL
 }
 
+func (x *ListRequest) GetEncoding() Encoding {
+	if x != nil {
+		return x.Encoding
+	}
+	return Encoding_ENCODING_JSON
+}
+
 type ListResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Items []*Object              `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
@@ -541,7 +618,9 @@ type GetRequest struct {
 	// through the API server is visible. UNAVAILABLE on timeout.
 	MinResourceVersion string `protobuf:"bytes,4,opt,name=min_resource_version,json=minResourceVersion,proto3" json:"min_resource_version,omitempty"`
 	// As ListRequest.projection.
-	Projection    Projection `protobuf:"varint,5,opt,name=projection,proto3,enum=informerd.v1.Projection" json:"projection,omitempty"`
+	Projection Projection `protobuf:"varint,5,opt,name=projection,proto3,enum=informerd.v1.Projection" json:"projection,omitempty"`
+	// As ListRequest.encoding.
+	Encoding      Encoding `protobuf:"varint,6,opt,name=encoding,proto3,enum=informerd.v1.Encoding" json:"encoding,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -609,6 +688,13 @@ func (x *GetRequest) GetProjection() Projection {
 		return x.Projection
 	}
 	return Projection_PROJECTION_FULL
+}
+
+func (x *GetRequest) GetEncoding() Encoding {
+	if x != nil {
+		return x.Encoding
+	}
+	return Encoding_ENCODING_JSON
 }
 
 type GetResponse struct {
@@ -686,7 +772,9 @@ type WatchRequest struct {
 	// so a client's resume point stays inside the history.
 	AllowBookmarks bool `protobuf:"varint,7,opt,name=allow_bookmarks,json=allowBookmarks,proto3" json:"allow_bookmarks,omitempty"`
 	// As ListRequest.projection; applies to every event's object.
-	Projection    Projection `protobuf:"varint,8,opt,name=projection,proto3,enum=informerd.v1.Projection" json:"projection,omitempty"`
+	Projection Projection `protobuf:"varint,8,opt,name=projection,proto3,enum=informerd.v1.Projection" json:"projection,omitempty"`
+	// As ListRequest.encoding; applies to every event's object.
+	Encoding      Encoding `protobuf:"varint,9,opt,name=encoding,proto3,enum=informerd.v1.Encoding" json:"encoding,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -775,6 +863,13 @@ func (x *WatchRequest) GetProjection() Projection {
 		return x.Projection
 	}
 	return Projection_PROJECTION_FULL
+}
+
+func (x *WatchRequest) GetEncoding() Encoding {
+	if x != nil {
+		return x.Encoding
+	}
+	return Encoding_ENCODING_JSON
 }
 
 type WatchEvent struct {
@@ -1063,17 +1158,18 @@ const file_informerd_v1_informerd_proto_rawDesc = "" +
 	"\fResourceName\x12\x14\n" +
 	"\x05group\x18\x01 \x01(\tR\x05group\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1a\n" +
-	"\bresource\x18\x03 \x01(\tR\bresource\"\x80\x02\n" +
+	"\bresource\x18\x03 \x01(\tR\bresource\"\x9c\x02\n" +
 	"\x06Object\x12\x12\n" +
 	"\x04json\x18\x01 \x01(\fR\x04json\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12\x10\n" +
 	"\x03uid\x18\x04 \x01(\tR\x03uid\x12)\n" +
 	"\x10resource_version\x18\x05 \x01(\tR\x0fresourceVersion\x128\n" +
-	"\x06labels\x18\x06 \x03(\v2 .informerd.v1.Object.LabelsEntryR\x06labels\x1a9\n" +
+	"\x06labels\x18\x06 \x03(\v2 .informerd.v1.Object.LabelsEntryR\x06labels\x12\x1a\n" +
+	"\bprotobuf\x18\a \x01(\fR\bprotobuf\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x93\x03\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xc7\x03\n" +
 	"\vListRequest\x126\n" +
 	"\bresource\x18\x01 \x01(\v2\x1a.informerd.v1.ResourceNameR\bresource\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12%\n" +
@@ -1089,12 +1185,13 @@ const file_informerd_v1_informerd_proto_rawDesc = "" +
 	"\n" +
 	"projection\x18\n" +
 	" \x01(\x0e2\x18.informerd.v1.ProjectionR\n" +
-	"projection\"\xbe\x01\n" +
+	"projection\x122\n" +
+	"\bencoding\x18\v \x01(\x0e2\x16.informerd.v1.EncodingR\bencoding\"\xbe\x01\n" +
 	"\fListResponse\x12*\n" +
 	"\x05items\x18\x01 \x03(\v2\x14.informerd.v1.ObjectR\x05items\x12)\n" +
 	"\x10resource_version\x18\x02 \x01(\tR\x0fresourceVersion\x12%\n" +
 	"\x0econtinue_token\x18\x03 \x01(\tR\rcontinueToken\x120\n" +
-	"\x14remaining_item_count\x18\x04 \x01(\x03R\x12remainingItemCount\"\xe2\x01\n" +
+	"\x14remaining_item_count\x18\x04 \x01(\x03R\x12remainingItemCount\"\x96\x02\n" +
 	"\n" +
 	"GetRequest\x126\n" +
 	"\bresource\x18\x01 \x01(\v2\x1a.informerd.v1.ResourceNameR\bresource\x12\x1c\n" +
@@ -1103,10 +1200,11 @@ const file_informerd_v1_informerd_proto_rawDesc = "" +
 	"\x14min_resource_version\x18\x04 \x01(\tR\x12minResourceVersion\x128\n" +
 	"\n" +
 	"projection\x18\x05 \x01(\x0e2\x18.informerd.v1.ProjectionR\n" +
-	"projection\"f\n" +
+	"projection\x122\n" +
+	"\bencoding\x18\x06 \x01(\x0e2\x16.informerd.v1.EncodingR\bencoding\"f\n" +
 	"\vGetResponse\x12,\n" +
 	"\x06object\x18\x01 \x01(\v2\x14.informerd.v1.ObjectR\x06object\x12)\n" +
-	"\x10resource_version\x18\x02 \x01(\tR\x0fresourceVersion\"\xf0\x02\n" +
+	"\x10resource_version\x18\x02 \x01(\tR\x0fresourceVersion\"\xa4\x03\n" +
 	"\fWatchRequest\x126\n" +
 	"\bresource\x18\x01 \x01(\v2\x1a.informerd.v1.ResourceNameR\bresource\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12%\n" +
@@ -1117,7 +1215,8 @@ const file_informerd_v1_informerd_proto_rawDesc = "" +
 	"\x0fallow_bookmarks\x18\a \x01(\bR\x0eallowBookmarks\x128\n" +
 	"\n" +
 	"projection\x18\b \x01(\x0e2\x18.informerd.v1.ProjectionR\n" +
-	"projection\"\xc8\x02\n" +
+	"projection\x122\n" +
+	"\bencoding\x18\t \x01(\x0e2\x16.informerd.v1.EncodingR\bencoding\"\xc8\x02\n" +
 	"\n" +
 	"WatchEvent\x121\n" +
 	"\x04type\x18\x01 \x01(\x0e2\x1d.informerd.v1.WatchEvent.TypeR\x04type\x12,\n" +
@@ -1149,7 +1248,10 @@ const file_informerd_v1_informerd_proto_rawDesc = "" +
 	"\n" +
 	"Projection\x12\x13\n" +
 	"\x0fPROJECTION_FULL\x10\x00\x12\x17\n" +
-	"\x13PROJECTION_METADATA\x10\x012\x9d\x02\n" +
+	"\x13PROJECTION_METADATA\x10\x01*4\n" +
+	"\bEncoding\x12\x11\n" +
+	"\rENCODING_JSON\x10\x00\x12\x15\n" +
+	"\x11ENCODING_PROTOBUF\x10\x012\x9d\x02\n" +
 	"\x05Cache\x12=\n" +
 	"\x04List\x12\x19.informerd.v1.ListRequest\x1a\x1a.informerd.v1.ListResponse\x12:\n" +
 	"\x03Get\x12\x18.informerd.v1.GetRequest\x1a\x19.informerd.v1.GetResponse\x12?\n" +
@@ -1169,51 +1271,55 @@ func file_informerd_v1_informerd_proto_rawDescGZIP() []byte {
 	return file_informerd_v1_informerd_proto_rawDescData
 }
 
-var file_informerd_v1_informerd_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_informerd_v1_informerd_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
 var file_informerd_v1_informerd_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_informerd_v1_informerd_proto_goTypes = []any{
 	(Projection)(0),               // 0: informerd.v1.Projection
-	(WatchEvent_Type)(0),          // 1: informerd.v1.WatchEvent.Type
-	(*ResourceName)(nil),          // 2: informerd.v1.ResourceName
-	(*Object)(nil),                // 3: informerd.v1.Object
-	(*ListRequest)(nil),           // 4: informerd.v1.ListRequest
-	(*ListResponse)(nil),          // 5: informerd.v1.ListResponse
-	(*GetRequest)(nil),            // 6: informerd.v1.GetRequest
-	(*GetResponse)(nil),           // 7: informerd.v1.GetResponse
-	(*WatchRequest)(nil),          // 8: informerd.v1.WatchRequest
-	(*WatchEvent)(nil),            // 9: informerd.v1.WatchEvent
-	(*ListResourcesRequest)(nil),  // 10: informerd.v1.ListResourcesRequest
-	(*ResourceStatus)(nil),        // 11: informerd.v1.ResourceStatus
-	(*ListResourcesResponse)(nil), // 12: informerd.v1.ListResourcesResponse
-	nil,                           // 13: informerd.v1.Object.LabelsEntry
+	(Encoding)(0),                 // 1: informerd.v1.Encoding
+	(WatchEvent_Type)(0),          // 2: informerd.v1.WatchEvent.Type
+	(*ResourceName)(nil),          // 3: informerd.v1.ResourceName
+	(*Object)(nil),                // 4: informerd.v1.Object
+	(*ListRequest)(nil),           // 5: informerd.v1.ListRequest
+	(*ListResponse)(nil),          // 6: informerd.v1.ListResponse
+	(*GetRequest)(nil),            // 7: informerd.v1.GetRequest
+	(*GetResponse)(nil),           // 8: informerd.v1.GetResponse
+	(*WatchRequest)(nil),          // 9: informerd.v1.WatchRequest
+	(*WatchEvent)(nil),            // 10: informerd.v1.WatchEvent
+	(*ListResourcesRequest)(nil),  // 11: informerd.v1.ListResourcesRequest
+	(*ResourceStatus)(nil),        // 12: informerd.v1.ResourceStatus
+	(*ListResourcesResponse)(nil), // 13: informerd.v1.ListResourcesResponse
+	nil,                           // 14: informerd.v1.Object.LabelsEntry
 }
 var file_informerd_v1_informerd_proto_depIdxs = []int32{
-	13, // 0: informerd.v1.Object.labels:type_name -> informerd.v1.Object.LabelsEntry
-	2,  // 1: informerd.v1.ListRequest.resource:type_name -> informerd.v1.ResourceName
+	14, // 0: informerd.v1.Object.labels:type_name -> informerd.v1.Object.LabelsEntry
+	3,  // 1: informerd.v1.ListRequest.resource:type_name -> informerd.v1.ResourceName
 	0,  // 2: informerd.v1.ListRequest.projection:type_name -> informerd.v1.Projection
-	3,  // 3: informerd.v1.ListResponse.items:type_name -> informerd.v1.Object
-	2,  // 4: informerd.v1.GetRequest.resource:type_name -> informerd.v1.ResourceName
-	0,  // 5: informerd.v1.GetRequest.projection:type_name -> informerd.v1.Projection
-	3,  // 6: informerd.v1.GetResponse.object:type_name -> informerd.v1.Object
-	2,  // 7: informerd.v1.WatchRequest.resource:type_name -> informerd.v1.ResourceName
-	0,  // 8: informerd.v1.WatchRequest.projection:type_name -> informerd.v1.Projection
-	1,  // 9: informerd.v1.WatchEvent.type:type_name -> informerd.v1.WatchEvent.Type
-	3,  // 10: informerd.v1.WatchEvent.object:type_name -> informerd.v1.Object
-	2,  // 11: informerd.v1.ResourceStatus.resource:type_name -> informerd.v1.ResourceName
-	11, // 12: informerd.v1.ListResourcesResponse.resources:type_name -> informerd.v1.ResourceStatus
-	4,  // 13: informerd.v1.Cache.List:input_type -> informerd.v1.ListRequest
-	6,  // 14: informerd.v1.Cache.Get:input_type -> informerd.v1.GetRequest
-	8,  // 15: informerd.v1.Cache.Watch:input_type -> informerd.v1.WatchRequest
-	10, // 16: informerd.v1.Cache.ListResources:input_type -> informerd.v1.ListResourcesRequest
-	5,  // 17: informerd.v1.Cache.List:output_type -> informerd.v1.ListResponse
-	7,  // 18: informerd.v1.Cache.Get:output_type -> informerd.v1.GetResponse
-	9,  // 19: informerd.v1.Cache.Watch:output_type -> informerd.v1.WatchEvent
-	12, // 20: informerd.v1.Cache.ListResources:output_type -> informerd.v1.ListResourcesResponse
-	17, // [17:21] is the sub-list for method output_type
-	13, // [13:17] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	1,  // 3: informerd.v1.ListRequest.encoding:type_name -> informerd.v1.Encoding
+	4,  // 4: informerd.v1.ListResponse.items:type_name -> informerd.v1.Object
+	3,  // 5: informerd.v1.GetRequest.resource:type_name -> informerd.v1.ResourceName
+	0,  // 6: informerd.v1.GetRequest.projection:type_name -> informerd.v1.Projection
+	1,  // 7: informerd.v1.GetRequest.encoding:type_name -> informerd.v1.Encoding
+	4,  // 8: informerd.v1.GetResponse.object:type_name -> informerd.v1.Object
+	3,  // 9: informerd.v1.WatchRequest.resource:type_name -> informerd.v1.ResourceName
+	0,  // 10: informerd.v1.WatchRequest.projection:type_name -> informerd.v1.Projection
+	1,  // 11: informerd.v1.WatchRequest.encoding:type_name -> informerd.v1.Encoding
+	2,  // 12: informerd.v1.WatchEvent.type:type_name -> informerd.v1.WatchEvent.Type
+	4,  // 13: informerd.v1.WatchEvent.object:type_name -> informerd.v1.Object
+	3,  // 14: informerd.v1.ResourceStatus.resource:type_name -> informerd.v1.ResourceName
+	12, // 15: informerd.v1.ListResourcesResponse.resources:type_name -> informerd.v1.ResourceStatus
+	5,  // 16: informerd.v1.Cache.List:input_type -> informerd.v1.ListRequest
+	7,  // 17: informerd.v1.Cache.Get:input_type -> informerd.v1.GetRequest
+	9,  // 18: informerd.v1.Cache.Watch:input_type -> informerd.v1.WatchRequest
+	11, // 19: informerd.v1.Cache.ListResources:input_type -> informerd.v1.ListResourcesRequest
+	6,  // 20: informerd.v1.Cache.List:output_type -> informerd.v1.ListResponse
+	8,  // 21: informerd.v1.Cache.Get:output_type -> informerd.v1.GetResponse
+	10, // 22: informerd.v1.Cache.Watch:output_type -> informerd.v1.WatchEvent
+	13, // 23: informerd.v1.Cache.ListResources:output_type -> informerd.v1.ListResourcesResponse
+	20, // [20:24] is the sub-list for method output_type
+	16, // [16:20] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_informerd_v1_informerd_proto_init() }
@@ -1226,7 +1332,7 @@ func file_informerd_v1_informerd_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_informerd_v1_informerd_proto_rawDesc), len(file_informerd_v1_informerd_proto_rawDesc)),
-			NumEnums:      2,
+			NumEnums:      3,
 			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,

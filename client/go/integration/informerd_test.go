@@ -66,9 +66,13 @@ func (d *informerd) start(t *testing.T) {
 	defer log.Close()
 	d.starts++
 	fmt.Fprintf(log, "--- start %d\n", d.starts)
+	resources := d.resources
+	if resources == "" {
+		resources = "configmaps"
+	}
 	d.cmd = exec.Command(d.env.informerdBin,
 		"--kubeconfig="+d.env.kubeconfig,
-		"--resources="+d.resources,
+		"--resources="+resources,
 		"--grpc_address="+d.grpcAddress,
 		"--http_address="+d.httpAddress)
 	d.cmd.Stdout, d.cmd.Stderr = log, log

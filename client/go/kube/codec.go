@@ -10,19 +10,28 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/informerd/informerd/client/go/informerdv1"
 )
 
 // codec makes objects of one kind in one of three shapes (typed, unstructured,
-// metadata only) from informerd's JSON.
+// metadata only) from informerd's JSON or, for typed built-in objects, from
+// the Kubernetes protobuf encoding informerd sends when asked for it.
 type codec struct {
 	gvk        schema.GroupVersionKind
 	projection informerdv1.Projection
-	newObject  func() runtime.Object
-	newList    func() runtime.Object
-	listGVK    schema.GroupVersionKind
+	// ENCODING_PROTOBUF for types client-go decodes from protobuf. informerd
+	// still sends JSON for objects it has no protobuf form of; decode takes
+	// whichever field is set.
+	encoding informerdv1.Encoding
+	// protobuf decodes the Kubernetes protobuf encoding into obj, a fresh
+	// newObject(); nil unless encoding is ENCODING_PROTOBUF.
+	protobuf  runtime.Decoder
+	newObject func() runtime.Object
+	newList   func() runtime.Object
+	listGVK   schema.GroupVersionKind
 	// unmarshal fills obj, a fresh newObject(), from data.
 	unmarshal func(data []byte, obj runtime.Object) error
 }
@@ -47,8 +56,17 @@ func typedCodec(scheme *runtime.Scheme, gvr schema.GroupVersionResource, example
 		return nil, fmt.Errorf("kube: the list type of %v: %w", gvk, err)
 	}
 	objType := reflect.TypeOf(example).Elem()
+	encoding, decoder := informerdv1.Encoding_ENCODING_JSON, runtime.Decoder(nil)
+	// Built-in types carry generated protobuf code (client-go reads them as
+	// protobuf from the apiserver); custom types do not.
+	if _, ok := example.(protoUnmarshaler); ok {
+		encoding = informerdv1.Encoding_ENCODING_PROTOBUF
+		decoder = protobuf.NewSerializer(scheme, scheme)
+	}
 	return &codec{
 		gvk:       gvk,
+		encoding:  encoding,
+		protobuf:  decoder,
 		newObject: func() runtime.Object { return reflect.New(objType).Interface().(runtime.Object) },
 		newList: func() runtime.Object {
 			list, _ := scheme.New(listGVK) // checked above
@@ -100,6 +118,14 @@ func metadataCodec(gvk schema.GroupVersionKind) *codec {
 // metadata-only object must say which kind it is the metadata of, as
 // controller-runtime expects.
 func (c *codec) decode(obj *informerdv1.Object) (runtime.Object, error) {
+	if data := obj.GetProtobuf(); len(data) > 0 && c.protobuf != nil {
+		out := c.newObject()
+		if _, _, err := c.protobuf.Decode(data, nil, out); err != nil {
+			return nil, fmt.Errorf("kube: decoding %v %s/%s from protobuf: %w", c.gvk.Kind, obj.GetNamespace(), obj.GetName(), err)
+		}
+		out.GetObjectKind().SetGroupVersionKind(c.gvk)
+		return out, nil
+	}
 	if len(obj.GetJson()) == 0 {
 		return nil, fmt.Errorf("kube: object %s/%s has no json", obj.GetNamespace(), obj.GetName())
 	}
@@ -153,6 +179,14 @@ func (c *codec) list(resp *informerdv1.ListResponse) (runtime.Object, error) {
 		listMeta.SetRemainingItemCount(&n)
 	}
 	return list, nil
+}
+
+// protoUnmarshaler is what client-go's protobuf serializer needs of a type,
+// and what the generated protobuf code of the Kubernetes built-in types
+// implements (their ProtoMessage methods are gone since 1.33).
+type protoUnmarshaler interface {
+	Reset()
+	Unmarshal(data []byte) error
 }
 
 var errNoKind = errors.New("has no kind; set apiVersion and kind on it")

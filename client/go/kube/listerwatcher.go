@@ -228,6 +228,7 @@ func (lw *ListerWatcher) listRequest(options metav1.ListOptions) (*informerdv1.L
 		// token holds the snapshot.
 		ResourceVersion: map[bool]string{true: "", false: rv}[options.Continue != ""],
 		Projection:      lw.codec.projection,
+		Encoding:        lw.codec.encoding,
 	}, nil
 }
 

@@ -82,6 +82,7 @@ func (lw *ListerWatcher) watchPlan(options metav1.ListOptions) (*watchPlan, erro
 			FieldSelector:  and(lw.fieldSelector, options.FieldSelector),
 			AllowBookmarks: true, // to keep the resume point fresh even if the caller takes none
 			Projection:     lw.codec.projection,
+			Encoding:       lw.codec.encoding,
 		},
 		bookmarks: options.AllowWatchBookmarks,
 	}
