@@ -141,6 +141,14 @@ mark() {
   grep '^mark ' "$2" | tail -1
 }
 
+# heap_mark PID FILE: asks the controller PID for its Go heap in use (after
+# a GC, so only once its CPU has been read) and prints the bytes.
+heap_mark() {
+  kill -USR2 "$1"
+  wait_line "$2" '^heap ' 30
+  field heap_inuse_bytes "$(grep '^heap ' "$2" | tail -1)"
+}
+
 # wait_marks PID FILE KEY MIN SECONDS: marks until KEY >= MIN; prints the
 # last mark (the one that reached it, or the last before the deadline).
 wait_marks() {
@@ -226,6 +234,8 @@ one_run() {
   b="$(wait_marks "$pid" "$out" updates "$(($(field updates "$a") + made))" 60)"
   api_b="$(cpu_of "$(cp_pid kube-apiserver)")"
   [[ "$source" == informerd ]] && informerd_b="$(cpu_of "$informerd_pid")"
+  local heap_b
+  heap_b="$(heap_mark "$pid" "$out")"
   stop_controllers
   stop_informerd
   local seen=$(($(field updates "$b") - $(field updates "$a")))
@@ -236,25 +246,25 @@ one_run() {
     -v t="$(field synced_seconds "$synced")" -v c="$(field cpu_seconds "$synced")" \
     -v hwm="$(field hwm_kib "$synced")" -v heap="$(field heap_inuse_bytes "$synced")" \
     -v made="$made" -v seen="$seen" -v ca="$(field cpu_seconds "$a")" -v cb="$(field cpu_seconds "$b")" \
-    -v hwmb="$(field hwm_kib "$b")" -v isync="$informerd_sync_cpu" \
+    -v hwmb="$(field hwm_kib "$b")" -v heapb="$heap_b" -v isync="$informerd_sync_cpu" \
     -v iwin="$(awk -v a="$informerd_a" -v b="$informerd_b" 'BEGIN{printf "%.2f", b - a}')" \
     -v api_sync="$(awk -v a="$api_before" -v b="$api_a" 'BEGIN{printf "%.2f", b - a}')" \
     -v api_win="$(awk -v a="$api_a" -v b="$api_b" 'BEGIN{printf "%.2f", b - a}')" \
     -v results="$results" 'BEGIN{
       split(config, parts, ":")
       per = seen > 0 ? (cb - ca) * 1000 / seen : 0
-      printf "| %d | %s | %s | %s | %s | %d | %.3f | %.2f | %.1f | %.1f | %d/%d | %.2f | %.3f | %.1f | %s | %s | %s | %s |\n",
+      printf "| %d | %s | %s | %s | %s | %d | %.3f | %.2f | %.1f | %.1f | %d/%d | %.2f | %.3f | %.1f | %.1f | %s | %s | %s | %s |\n",
         round, parts[1], parts[2], source, enc, n, t, c, hwm / 1024, heap / 1048576, seen, made,
-        cb - ca, per, hwmb / 1024, isync, iwin, api_sync, api_win
-      printf "%s %s sync_seconds %s\n%s %s cpu %s\n%s %s hwm %s\n%s %s heap %s\n%s %s cpu_per_update %s\n%s %s window_hwm %s\n",
+        cb - ca, per, hwmb / 1024, heapb / 1048576, isync, iwin, api_sync, api_win
+      printf "%s %s sync_seconds %s\n%s %s cpu %s\n%s %s hwm %s\n%s %s heap %s\n%s %s cpu_per_update %s\n%s %s window_hwm %s\n%s %s window_heap %s\n",
         config, source, t, config, source, c, config, source, hwm / 1024, config, source, heap / 1048576,
-        config, source, per, config, source, hwmb / 1024 >> results }'
+        config, source, per, config, source, hwmb / 1024, config, source, heapb / 1048576 >> results }'
 }
 
 echo "pods: $count in $namespace; updates: $rate/s for $window s; rounds: $rounds; load average at start: $load_start"
 echo
-echo "| round | controller | shape | source | encoding | objects | time to synced s | CPU to synced s | max RSS MiB | Go heap in use MiB | updates seen/made | CPU in window s | CPU ms/update | max RSS after window MiB | informerd CPU to ready s | informerd CPU in window s | apiserver CPU to synced s | apiserver CPU in window s |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| round | controller | shape | source | encoding | objects | time to synced s | CPU to synced s | max RSS MiB | Go heap in use MiB | updates seen/made | CPU in window s | CPU ms/update | max RSS after window MiB | Go heap in use after window MiB | informerd CPU to ready s | informerd CPU in window s | apiserver CPU to synced s | apiserver CPU in window s |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for ((round = 1; round <= rounds; round++)); do
   for config in $configs; do
     order=(direct informerd)
@@ -365,12 +375,12 @@ echo "load average: $load_start at the start, $load_end at the end"
 echo
 echo "Medians over $rounds round(s), informerd / direct:"
 echo
-echo "| controller | shape | time to synced s, direct / informerd | ratio | CPU to synced s, direct / informerd | ratio | CPU ms/update, direct / informerd | ratio | max RSS | Go heap | verdicts (time <= 1.0x; CPU <= 0.8x, typed) |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| controller | shape | time to synced s, direct / informerd | ratio | CPU to synced s, direct / informerd | ratio | CPU ms/update, direct / informerd | ratio | max RSS | Go heap | max RSS after window | Go heap after window | verdicts (time <= 1.0x; CPU <= 0.8x, typed) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for config in $configs; do
   declare -A m=()
   for source in direct informerd; do
-    for metric in sync_seconds cpu cpu_per_update hwm heap; do
+    for metric in sync_seconds cpu cpu_per_update hwm heap window_hwm window_heap; do
       m[$source.$metric]="$(median "$config" "$source" "$metric")"
     done
   done
@@ -388,7 +398,8 @@ for config in $configs; do
   echo "| ${config%%:*} | ${config##*:} | ${m[direct.sync_seconds]} / ${m[informerd.sync_seconds]} | $t_ratio" \
     "| ${m[direct.cpu]} / ${m[informerd.cpu]} | $c_ratio" \
     "| ${m[direct.cpu_per_update]} / ${m[informerd.cpu_per_update]} | $u_ratio" \
-    "| $(ratio "${m[informerd.hwm]}" "${m[direct.hwm]}") | $(ratio "${m[informerd.heap]}" "${m[direct.heap]}") | $verdicts |"
+    "| $(ratio "${m[informerd.hwm]}" "${m[direct.hwm]}") | $(ratio "${m[informerd.heap]}" "${m[direct.heap]}")" \
+    "| $(ratio "${m[informerd.window_hwm]}" "${m[direct.window_hwm]}") | $(ratio "${m[informerd.window_heap]}" "${m[direct.window_heap]}") | $verdicts |"
   unset m
 done
 

@@ -18,9 +18,10 @@
 //
 //	mark updates=U reconciles=Q cpu_seconds=C rss_kib=R hwm_kib=K
 //
-// each time it receives SIGUSR1, until SIGTERM. bench/adoption.sh marks
-// before and after a window of updates; the difference is the CPU the
-// window cost. E names the encoding the objects arrived in: the apiserver's
+// each time it receives SIGUSR1, and "heap heap_inuse_bytes=H" (after a
+// forced collection) each time it receives SIGUSR2, until SIGTERM.
+// bench/adoption.sh marks before and after a window of updates; the
+// difference is the CPU the window cost. E names the encoding the objects arrived in: the apiserver's
 // response Content-Type (direct), or, through informerd, the encoding the
 // adapter asked for and the fields the objects came in (json or protobuf),
 // read off the gRPC messages whatever the adapter's version.
@@ -188,9 +189,7 @@ func runController(config *rest.Config, namespace, kind, shape, server string) e
 	synced := time.Since(start)
 	cpu := cpuSeconds()
 	hwm, rss := statusKiB("VmHWM"), statusKiB("VmRSS")
-	runtime.GC()
-	var mem runtime.MemStats
-	runtime.ReadMemStats(&mem)
+	heap := heapInuse()
 	objects, err := objectCount()
 	if err != nil {
 		return err
@@ -200,11 +199,15 @@ func runController(config *rest.Config, namespace, kind, shape, server string) e
 		c.reconciles.Store(int64(objects))
 	}
 	fmt.Printf("synced objects=%d synced_seconds=%.3f cpu_seconds=%.3f hwm_kib=%d rss_kib=%d heap_inuse_bytes=%d encoding=%s\n",
-		objects, synced.Seconds(), cpu, hwm, rss, mem.HeapInuse, enc.describe())
+		objects, synced.Seconds(), cpu, hwm, rss, heap, enc.describe())
 
 	signals := make(chan os.Signal, 4)
-	signal.Notify(signals, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT)
+	signal.Notify(signals, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGTERM, syscall.SIGINT)
 	for s := range signals {
+		if s == syscall.SIGUSR2 {
+			fmt.Printf("heap heap_inuse_bytes=%d\n", heapInuse())
+			continue
+		}
 		if s != syscall.SIGUSR1 {
 			return nil
 		}
@@ -519,6 +522,14 @@ func update(config *rest.Config, namespace string, rate int, duration time.Durat
 	wg.Wait()
 	fmt.Printf("updates=%d errors=%d seconds=%.3f\n", done.Load(), errors.Load(), time.Since(began).Seconds())
 	return nil
+}
+
+// heapInuse is the Go heap in use after a forced collection.
+func heapInuse() uint64 {
+	runtime.GC()
+	var mem runtime.MemStats
+	runtime.ReadMemStats(&mem)
+	return mem.HeapInuse
 }
 
 // cpuSeconds is user + system time of this process (getrusage).
