@@ -247,7 +247,7 @@ one_run() {
     -v hwm="$(field hwm_kib "$synced")" -v heap="$(field heap_inuse_bytes "$synced")" \
     -v made="$made" -v seen="$seen" -v ca="$(field cpu_seconds "$a")" -v cb="$(field cpu_seconds "$b")" \
     -v hwmb="$(field hwm_kib "$b")" -v heapb="$heap_b" -v isync="$informerd_sync_cpu" \
-    -v iwin="$(awk -v a="$informerd_a" -v b="$informerd_b" 'BEGIN{printf "%.2f", b - a}')" \
+    -v iwin="$(awk -v a="$informerd_a" -v b="$informerd_b" -v s="$source" 'BEGIN{if (s == "direct") print "-"; else printf "%.2f", b - a}')" \
     -v api_sync="$(awk -v a="$api_before" -v b="$api_a" 'BEGIN{printf "%.2f", b - a}')" \
     -v api_win="$(awk -v a="$api_a" -v b="$api_b" 'BEGIN{printf "%.2f", b - a}')" \
     -v results="$results" 'BEGIN{
