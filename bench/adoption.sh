@@ -264,15 +264,16 @@ one_run() {
     -v hwm="$(field hwm_kib "$synced")" -v heap="$(field heap_inuse_bytes "$synced")" \
     -v made="$made" -v seen="$seen" -v ca="$(field cpu_seconds "$a")" -v cb="$(field cpu_seconds "$b")" \
     -v hwmb="$(field hwm_kib "$b")" -v heapb="$heap_b" -v isync="$informerd_sync_cpu" \
+    -v iserve="$(awk -v a="$informerd_sync_cpu" -v b="$informerd_a" -v s="$source" 'BEGIN{if (s == "direct") print "-"; else printf "%.2f", b - a}')" \
     -v iwin="$(awk -v a="$informerd_a" -v b="$informerd_b" -v s="$source" 'BEGIN{if (s == "direct") print "-"; else printf "%.2f", b - a}')" \
     -v api_sync="$(awk -v a="$api_before" -v b="$api_a" 'BEGIN{printf "%.2f", b - a}')" \
     -v api_win="$(awk -v a="$api_a" -v b="$api_b" 'BEGIN{printf "%.2f", b - a}')" \
     -v results="$results" 'BEGIN{
       split(config, parts, ":")
       per = seen > 0 ? (cb - ca) * 1000 / seen : 0
-      printf "| %d | %s | %s | %s | %s | %d | %.3f | %.2f | %.1f | %.1f | %d/%d | %.2f | %.3f | %.1f | %.1f | %s | %s | %s | %s |\n",
+      printf "| %d | %s | %s | %s | %s | %d | %.3f | %.2f | %.1f | %.1f | %d/%d | %.2f | %.3f | %.1f | %.1f | %s | %s | %s | %s | %s |\n",
         round, parts[1], parts[2], source, enc, n, t, c, hwm / 1024, heap / 1048576, seen, made,
-        cb - ca, per, hwmb / 1024, heapb / 1048576, isync, iwin, api_sync, api_win
+        cb - ca, per, hwmb / 1024, heapb / 1048576, isync, iserve, iwin, api_sync, api_win
       printf "%s %s sync_seconds %s\n%s %s cpu %s\n%s %s hwm %s\n%s %s heap %s\n%s %s cpu_per_update %s\n%s %s window_hwm %s\n%s %s window_heap %s\n",
         config, source, t, config, source, c, config, source, hwm / 1024, config, source, heap / 1048576,
         config, source, per, config, source, hwmb / 1024, config, source, heapb / 1048576 >> results }'
@@ -280,8 +281,8 @@ one_run() {
 
 echo "pods: $count in $namespace; updates: $rate/s for $window s; rounds: $rounds; informerd warmed by a first consumer: $( ((warm)) && echo yes || echo no); load average at start: $load_start"
 echo
-echo "| round | controller | shape | source | encoding | objects | time to synced s | CPU to synced s | max RSS MiB | Go heap in use MiB | updates seen/made | CPU in window s | CPU ms/update | max RSS after window MiB | Go heap in use after window MiB | informerd CPU to ready s | informerd CPU in window s | apiserver CPU to synced s | apiserver CPU in window s |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| round | controller | shape | source | encoding | objects | time to synced s | CPU to synced s | max RSS MiB | Go heap in use MiB | updates seen/made | CPU in window s | CPU ms/update | max RSS after window MiB | Go heap in use after window MiB | informerd CPU to ready s | informerd CPU serving the sync s | informerd CPU in window s | apiserver CPU to synced s | apiserver CPU in window s |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for ((round = 1; round <= rounds; round++)); do
   for config in $configs; do
     order=(direct informerd)
