@@ -107,6 +107,10 @@ import socket
 s = [socket.socket() for _ in range(2)]
 [x.bind(("127.0.0.1", 0)) for x in s]
 print(*[x.getsockname()[1] for x in s])')
+# The per-caller limits raised: every controller here is one caller
+# (127.0.0.1, no token) where in a cluster each would be its own. With the
+# default initial-events budget per caller (256 MiB), ten WatchLists of 10k
+# pods are refused (RESOURCE_EXHAUSTED) and relisted thousands of times.
 cat >"$run_dir/config.yaml" <<YAML
 resources:
   - resource: pods
@@ -118,6 +122,8 @@ limits:
   requestBurst: 100000
   requestsPerSecondPerIdentity: 100000
   requestBurstPerIdentity: 100000
+  maxInitialBytes: 17179869184
+  maxInitialBytesPerIdentity: 17179869184
 YAML
 
 # field NAME LINE: the value of NAME=value in LINE.
