@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The build's layering, checked with bazel query: the client libraries
 # depend on nothing under //server/ (what both need, e.g. the selectors,
-# lives in a package of its own). One JUnit testcase per rule.
+# lives in a package of its own), and informerd is assembled only by
+# Server (tests start it through Server too). One JUnit testcase per rule.
 #
 # Usage: hack/check-layering.sh [--junit PATH]
 set -euo pipefail
@@ -17,6 +18,8 @@ cd "$INFORMERD_ROOT"
 # name|query whose answer must be empty|what it means when it is not
 rules=(
   "client_cpp_no_server|deps(//client/...) intersect //server/...|the C++ client depends on server packages"
+  "retry_no_server|deps(//retry/...) intersect //server/...|the shared retry package depends on server packages"
+  "one_assembly|rdeps(//..., //server/service:cache_service, 1) except //server/...|something outside //server/ builds the Cache service itself instead of starting a Server (server/server.h)"
 )
 failures=0
 cases=""

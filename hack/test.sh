@@ -136,7 +136,7 @@ sanitized_tests() {
   local config="$1"
   shift
   bazel_tests "$config" "$INFORMERD_CACHE/bazel-$config" "$config" \
-    //server/... //selector/... //client/cpp/... "$@"
+    //server/... //selector/... //retry/... //client/cpp/... "$@"
 }
 
 # AddressSanitizer + UndefinedBehaviorSanitizer, also on the in-process
@@ -189,7 +189,7 @@ extra_suites+=(fuzz)
 # as clang built them; tests/build proves the analysis is on.
 suite_thread_safety() {
   bazel_tests thread_safety "$INFORMERD_CACHE/bazel-thread_safety" thread_safety \
-    //server/... //selector/... //client/cpp/... //tests/build/...
+    //server/... //selector/... //retry/... //client/cpp/... //tests/build/...
 }
 extra_suites+=(thread_safety)
 
@@ -248,6 +248,19 @@ suite_monitoring() {
 }
 extra_suites+=(monitoring)
 
+# The release (hack/release.sh): chart, Go module, Maven artifacts and
+# Python package built from VERSION, version skew refused, and each
+# artifact installed into an empty project (GOPROXY=file://, a file://
+# Maven repository, pip --find-links) whose program lists configmaps
+# through a real informerd.
+suite_release() {
+  bazel build //server:informerd //client/cpp:informerctl
+  INFORMERD_BINARY="$INFORMERD_ROOT/bazel-bin/server/informerd" \
+    INFORMERCTL_BINARY="$INFORMERD_ROOT/bazel-bin/client/cpp/informerctl" \
+    tests/release/run.sh --junit "$1/release.xml"
+}
+extra_suites+=(release)
+
 # HTTP/2 rapid reset against informerd behind the chart's proxy (issue 26,
 # finding 3): informerd's memory stays bounded and a caller stays served.
 suite_flood() {
@@ -278,10 +291,13 @@ suite_node() {
 extra_suites+=(node)
 
 # The integration tests against the oldest supported apiserver, in an
-# output base of their own (compiled objects come from the disk cache).
+# output base of their own (compiled objects come from the disk cache), and
+# the re-check of the selector vectors' recorded verdicts
+# (tests/conformance/).
 suite_bazel_integration() {
   bazel_tests integration "$INFORMERD_CACHE/bazel-kube-$INFORMERD_KUBE_VERSION" "" \
-    //tests/integration/... //hack:control_plane_env_test --test_tag_filters=-latest_kube_only
+    //tests/integration/... //hack:control_plane_env_test \
+    //tests/conformance:apiserver_selectors_test --test_tag_filters=-latest_kube_only
 }
 
 # The suites each version runs, in order. On 1.20 they are the ones whose

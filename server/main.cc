@@ -1,7 +1,8 @@
 // informerd: one shared Kubernetes informer cache, served over gRPC.
 //
 // main parses the flags and the configuration file, starts a Server (see
-// server/server.h for what it assembles) and drains it on SIGTERM or SIGINT.
+// server/server.h for what it assembles and config/validate.h for what it
+// refuses) and drains it on SIGTERM or SIGINT.
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
@@ -121,9 +122,6 @@ config::Config LoadConfig() {
        absl::StrSplit(absl::GetFlag(FLAGS_token_audiences), ',', absl::SkipWhitespace())) {
     config.auth.token_audiences.emplace_back(absl::StripAsciiWhitespace(audience));
   }
-  if (!config.auth.token_audiences.empty() && config.auth.mode != config::AuthMode::kKubernetes) {
-    Fatal("--token-audiences: needs --auth-mode=kubernetes");
-  }
   if (std::string file = absl::GetFlag(FLAGS_tls_cert_file); !file.empty()) {
     config.tls.cert_file = file;
   }
@@ -149,15 +147,7 @@ config::Config LoadConfig() {
         std::pair{&FLAGS_upstream_token_file, &config.upstream.token_file}}) {
     if (std::string value = absl::GetFlag(*flag); !value.empty()) *target = value;
   }
-  if (absl::Status status = config::CheckUpstream(config.upstream); !status.ok()) {
-    Fatal(std::string(status.message()));
-  }
-  if (config.tls.http && config.tls.cert_file.empty()) {
-    Fatal("--http-tls: needs --tls-cert-file and --tls-key-file");
-  }
-  if (config.resources.empty()) {
-    Fatal("nothing to serve: name resources with --resources=configmaps,pods or in --config");
-  }
+  // Server::Start judges the result (config::Validate).
   return config;
 }
 
@@ -174,9 +164,7 @@ sigset_t DrainSignals() {
 int Run() {
   ServerOptions options;
   options.config = LoadConfig();
-  // A leaf (--upstream) needs the API server only to review its callers.
-  if (options.config.upstream.url.empty() ||
-      options.config.auth.mode == config::AuthMode::kKubernetes) {
+  if (config::UsesApiserver(options.config)) {
     absl::StatusOr<kube::ClusterConfig> cluster = LoadClusterConfig();
     if (!cluster.ok()) Fatal(std::string(cluster.status().message()));
     options.cluster = *std::move(cluster);

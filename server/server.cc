@@ -6,7 +6,8 @@
 #include <grpcpp/health_check_service_interface.h>
 
 #include "absl/strings/str_cat.h"
-#include "server/kube/resource_name.h"
+#include "server/auth/kube_reviewer.h"
+#include "server/config/validate.h"
 #include "server/log/log.h"
 #include "server/service/request_log.h"
 #include "server/service/transport.h"
@@ -28,71 +29,76 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
 absl::Status Server::StartAll() {
   const config::Config& config = options_.config;
   // Before anything connects or listens: an unsafe combination never runs.
-  if (absl::Status status = config::CheckListener(config, options_.grpc_address); !status.ok()) {
+  config::Placement placement;
+  placement.grpc_address = options_.grpc_address;
+  // The cluster is judged only where Start connects with it.
+  const bool reads_cluster = options_.upstream == nullptr && options_.client == nullptr;
+  const bool reviews_cluster =
+      config.auth.mode == config::AuthMode::kKubernetes && options_.reviewer == nullptr;
+  if (reads_cluster || reviews_cluster) placement.cluster = options_.cluster;
+  absl::StatusOr<std::vector<std::string>> warnings = config::Validate(config, placement);
+  if (!warnings.ok()) return warnings.status();
+  for (const std::string& warning : *warnings) log::Warning(kComponent, warning);
+
+  if (absl::Status status = MakeUpstream(); !status.ok()) return status;
+  if (absl::Status status = MakeAuthorizer(); !status.ok()) return status;
+
+  service::RegistryOptions registry_options;
+  registry_options.resource.history = config.history;
+  registry_options.resource.upstream_list = config.upstream_list;
+  registry_options.resource.history_backfill = config.history_backfill;
+  if (absl::Status status = registry_.Start(upstream_, config.resources, registry_options);
+      !status.ok()) {
     return status;
   }
-  const bool tier_leaf = !config.upstream.url.empty();
-  // A leaf needs the apiserver only to review its own callers.
-  const bool needs_apiserver = !tier_leaf || config.auth.mode == config::AuthMode::kKubernetes;
-  if (absl::Status status = config::CheckUpstream(config.upstream); !status.ok()) return status;
-  if (tier_leaf) {
-    absl::StatusOr<config::UpstreamAddress> address = config::ParseUpstreamUrl(config.upstream.url);
-    if (!address.ok()) return address.status();
-    if (!address->tls && !address->loopback) {
-      if (!config.allow_insecure_upstream) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "refusing the upstream informerd ", config.upstream.url,
-            ": plaintext to another host, so every object (and the leaf's token) travels "
-            "unprotected, or to whoever poses as the root. Use --upstream=grpcs://... with "
-            "--upstream-ca-file, or accept the risk with --allow-insecure-upstream"));
-      }
-      log::Warning(kComponent, absl::StrCat("plaintext upstream ", config.upstream.url,
-                                            " (allowed by --allow-insecure-upstream)"));
-    }
+
+  if (absl::Status status = StartGrpc(); !status.ok()) return status;
+  admin_ = std::make_unique<admin::AdminServer>(&registry_, &metrics_, &ready_);
+  if (absl::Status status =
+          admin_->Start(options_.http_address, config.tls.http ? &tls_files_ : nullptr);
+      !status.ok()) {
+    return status;
   }
-  if (std::string insecure = needs_apiserver ? kube::InsecureTransport(options_.cluster) : "";
-      !insecure.empty()) {
-    if (!config.allow_insecure_upstream) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "refusing the API server connection: ", insecure,
-          ". Fix the kubeconfig (an https:// server and its certificate-authority), or accept "
-          "the risk with --allow-insecure-upstream"));
-    }
-    log::Warning(kComponent, absl::StrCat(insecure, " (allowed by --allow-insecure-upstream)"));
+  log::Info(kComponent, absl::StrCat("HTTP on ", options_.http_address, " (port ",
+                                     admin_->port(), ")"));
+
+  // Last: the callback may run at once, and it needs both servers.
+  registry_.OnReady([this] { MarkReady(); });
+  return absl::OkStatus();
+}
+
+absl::Status Server::MakeUpstream() {
+  const config::Config& config = options_.config;
+  if (options_.upstream != nullptr) {
+    upstream_ = options_.upstream;
+    return absl::OkStatus();
   }
-  if (config.auth.mode == config::AuthMode::kNone && config.auth.allow_unauthenticated &&
-      !config::IsLoopbackAddress(options_.grpc_address)) {
-    log::Warning(kComponent,
-                 absl::StrCat("every caller that reaches ", options_.grpc_address,
-                              " reads every served object (allowed by --allow-unauthenticated)"));
-  }
-  if (config.auth.mode == config::AuthMode::kKubernetes && config.tls.cert_file.empty() &&
-      config.auth.allow_plaintext_tokens && !config::IsLoopbackAddress(options_.grpc_address)) {
-    log::Warning(kComponent,
-                 absl::StrCat("bearer tokens reach ", options_.grpc_address,
-                              " in clear text (allowed by --allow-plaintext-tokens)"));
-  }
-  if (tier_leaf) {
+  if (!config.upstream.url.empty()) {
     absl::StatusOr<std::unique_ptr<tier::InformerdUpstream>> upstream =
         tier::InformerdUpstream::Create(config.upstream, config.tls.refresh_interval);
     if (!upstream.ok()) return upstream.status();
     log::Info(kComponent, absl::StrCat("upstream: the informerd at ", config.upstream.url));
-    upstream_ = *std::move(upstream);
+    own_upstream_ = *std::move(upstream);
   } else {
-    absl::StatusOr<std::unique_ptr<kube::RestClient>> client =
-        kube::RestClient::Create(options_.cluster);
-    if (!client.ok()) return client.status();
-    client_ = *std::move(client);
-    upstream_ = std::make_unique<service::ApiServerUpstream>(client_.get());
+    kube::RestClient* client = options_.client;
+    if (client == nullptr) {
+      absl::StatusOr<std::unique_ptr<kube::RestClient>> made =
+          kube::RestClient::Create(options_.cluster);
+      if (!made.ok()) return made.status();
+      own_client_ = *std::move(made);
+      client = own_client_.get();
+    }
+    own_upstream_ = std::make_unique<service::ApiServerUpstream>(client);
   }
+  upstream_ = own_upstream_.get();
+  return absl::OkStatus();
+}
 
-  tls_files_ = tls::TlsFiles{config.tls.cert_file, config.tls.key_file, config.tls.client_ca_file,
-                             config.tls.refresh_interval};
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
-      tls::MakeServerCredentials(tls_files_);
-  if (!credentials.ok()) return credentials.status();
-
-  if (config.auth.mode == config::AuthMode::kKubernetes) {
+absl::Status Server::MakeAuthorizer() {
+  const config::Config& config = options_.config;
+  if (config.auth.mode != config::AuthMode::kKubernetes) return absl::OkStatus();
+  reviewer_ = options_.reviewer;
+  if (reviewer_ == nullptr) {
     // Reviews get a client of their own with a short timeout: they run
     // inside gRPC callbacks.
     kube::RestClientOptions review_options;
@@ -102,33 +108,25 @@ absl::Status Server::StartAll() {
         kube::RestClient::Create(options_.cluster, review_options);
     if (!made.ok()) return made.status();
     review_client_ = *std::move(made);
-    reviewer_ =
+    own_reviewer_ =
         std::make_unique<auth::KubeReviewer>(review_client_.get(), config.auth.token_audiences);
-    auth::AuthorizerOptions authorizer_options;
-    authorizer_options.token_ttl = config.auth.token_ttl;
-    authorizer_options.decision_ttl = config.auth.decision_ttl;
-    authorizer_options.cache_capacity = config.auth.cache_size;
-    authorizer_ = std::make_unique<auth::Authorizer>(reviewer_.get(), authorizer_options);
+    reviewer_ = own_reviewer_.get();
   }
+  auth::AuthorizerOptions authorizer_options;
+  authorizer_options.token_ttl = config.auth.token_ttl;
+  authorizer_options.decision_ttl = config.auth.decision_ttl;
+  authorizer_options.cache_capacity = config.auth.cache_size;
+  authorizer_ = std::make_unique<auth::Authorizer>(reviewer_, authorizer_options);
+  return absl::OkStatus();
+}
 
-  for (const config::ResourceConfig& wanted : config.resources) {
-    if (config::IsSensitive(config, wanted)) {
-      log::Warning(kComponent,
-                   absl::StrCat("serving the sensitive resource ",
-                                kube::KubectlName(wanted.group, wanted.resource),
-                                " because the configuration names it",
-                                authorizer_ == nullptr ? ", to every caller (--auth-mode=none)"
-                                                       : ""));
-    }
-  }
-  service::RegistryOptions registry_options;
-  registry_options.resource.history = config.history;
-  registry_options.resource.upstream_list = config.upstream_list;
-  registry_options.resource.history_backfill = config.history_backfill;
-  if (absl::Status status = registry_.Start(upstream_.get(), config.resources, registry_options);
-      !status.ok()) {
-    return status;
-  }
+absl::Status Server::StartGrpc() {
+  const config::Config& config = options_.config;
+  tls_files_ = tls::TlsFiles{config.tls.cert_file, config.tls.key_file, config.tls.client_ca_file,
+                             config.tls.refresh_interval};
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      tls::MakeServerCredentials(tls_files_);
+  if (!credentials.ok()) return credentials.status();
 
   service::CacheServiceOptions service_options;
   service_options.version_wait = config.read_wait;
@@ -146,21 +144,20 @@ absl::Status Server::StartAll() {
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
-  int bound_port = 0;
-  builder.AddListeningPort(options_.grpc_address, *credentials, &bound_port);
+  builder.AddListeningPort(options_.grpc_address, *credentials, &grpc_port_);
   builder.RegisterService(cache_service_.get());
   service::ConfigureTransport(config.limits.transport, &builder);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   interceptors.push_back(service::NewRequestLogFactory());
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
   grpc_server_ = builder.BuildAndStart();
-  if (grpc_server_ == nullptr || bound_port == 0) {
+  if (grpc_server_ == nullptr || grpc_port_ == 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("--grpc-address: cannot listen on ", options_.grpc_address));
   }
   std::string transport = tls::Describe(tls_files_);
   std::string serving = absl::StrCat(
-      "gRPC on ", options_.grpc_address, " over ", transport,
+      "gRPC on ", options_.grpc_address, " (port ", grpc_port_, ") over ", transport,
       authorizer_ == nullptr
           ? ", without authentication (--auth-mode=none)"
           : ", with Kubernetes authentication and RBAC (--auth-mode=kubernetes)");
@@ -170,17 +167,6 @@ absl::Status Server::StartAll() {
     log::Info(kComponent, serving);
   }
   grpc_server_->GetHealthCheckService()->SetServingStatus(false);
-
-  admin_ = std::make_unique<admin::AdminServer>(&registry_, &metrics_, &ready_);
-  if (absl::Status status =
-          admin_->Start(options_.http_address, config.tls.http ? &tls_files_ : nullptr);
-      !status.ok()) {
-    return status;
-  }
-  log::Info(kComponent, absl::StrCat("HTTP on ", options_.http_address));
-
-  // Last: the callback may run at once, and it needs both servers.
-  registry_.OnReady([this] { MarkReady(); });
   return absl::OkStatus();
 }
 

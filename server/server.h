@@ -1,19 +1,22 @@
-// Server: informerd assembled from its configuration, started and drained.
+// Server: informerd assembled from its configuration, started and drained;
+// the one assembly, run by main and by every in-process integration test.
 //
-// Start wires, in order: the upstream, the kube-apiserver's client or, with
-// config.upstream (a tier's leaf), an upstream informerd; with
-// auth.mode=kubernetes, an API-server client with a short timeout for
-// reviews, the KubeReviewer and the Authorizer (a leaf checks its own
-// callers against the apiserver too); the ResourceRegistry, which discovers
-// and serves the configured resources and signals readiness; the Cache
-// service with gRPC health; and the admin HTTP server. The
-// gRPC health service and /readyz turn SERVING together when the registry
+// Start first applies the configuration policy (config::Validate: refusals
+// and warnings), then only wires, in order: the upstream (the
+// kube-apiserver's client or, with config.upstream (a tier's leaf), an
+// upstream informerd, or an injected one); with auth.mode=kubernetes, the
+// reviewer (a KubeReviewer over an API-server client with a short timeout,
+// or an injected one) and the Authorizer; the ResourceRegistry, which
+// discovers and serves the configured resources and signals readiness; the
+// Cache service with gRPC health; and the admin HTTP server. The gRPC
+// health service and /readyz turn SERVING together when the registry
 // signals that every resource has synced.
 //
 // Drain turns both NOT_SERVING, ends every Watch with UNAVAILABLE (clients
 // resume elsewhere), stops the servers and then the Reflectors.
 //
-// Thread safety: Start, Drain and the destructor from one thread.
+// Thread safety: Start, Drain and the destructor from one thread; the
+// accessors from any thread between Start and the destructor.
 #ifndef INFORMERD_SERVER_SERVER_H_
 #define INFORMERD_SERVER_SERVER_H_
 
@@ -28,7 +31,7 @@
 #include "absl/synchronization/mutex.h"
 #include "server/admin/admin_server.h"
 #include "server/auth/authorizer.h"
-#include "server/auth/kube_reviewer.h"
+#include "server/auth/reviewer.h"
 #include "server/config/config.h"
 #include "server/kube/kubeconfig.h"
 #include "server/kube/rest_client.h"
@@ -42,13 +45,28 @@ namespace informerd {
 struct ServerOptions {
   config::Config config;
   // The kube-apiserver; unused (and may be empty) with config.upstream and
-  // auth.mode=none.
+  // auth.mode=none, or when `client` (and `reviewer`) or `upstream` are
+  // injected.
   kube::ClusterConfig cluster;
-  // "host:port" for gRPC and for the admin HTTP endpoints.
+  // "host:port" for gRPC and for the admin HTTP endpoints; port 0 picks a
+  // free one (Server::grpc_port(), Server::http_port()).
   std::string grpc_address;
   std::string http_address;
   // --trust-forwarded-for: see CacheServiceOptions::trust_forwarded_for.
   bool trust_forwarded_for = false;
+
+  // Injected parts, for tests and fault injection: each, when set, is used
+  // instead of the one Start would build, and must outlive the Server.
+  //
+  // Where the resources come from, instead of the apiserver or
+  // config.upstream's informerd.
+  service::Upstream* upstream = nullptr;
+  // The apiserver client the resources are read through (e.g. one through a
+  // fault proxy), instead of one made from `cluster`. Unused with `upstream`.
+  kube::RestClient* client = nullptr;
+  // With auth.mode=kubernetes: who answers TokenReviews and
+  // SubjectAccessReviews, instead of a KubeReviewer over `cluster`.
+  auth::Reviewer* reviewer = nullptr;
 };
 
 class Server {
@@ -64,23 +82,37 @@ class Server {
   // Idempotent.
   void Drain();
 
+  // The bound ports.
+  int grpc_port() const { return grpc_port_; }
+  int http_port() const { return admin_->port(); }
+  metrics::Metrics& metrics() { return metrics_; }
+  // The served resources.
+  service::ResourceRegistry& resources() { return registry_; }
+  size_t open_watches() const { return cache_service_->open_watches(); }
+
  private:
   explicit Server(ServerOptions options) : options_(std::move(options)) {}
   absl::Status StartAll();
+  absl::Status MakeUpstream();
+  absl::Status MakeAuthorizer();
+  absl::Status StartGrpc();
   void MarkReady();
 
   const ServerOptions options_;
   tls::TlsFiles tls_files_;
-  std::unique_ptr<kube::RestClient> client_;
-  // ApiServerUpstream over client_, or tier::InformerdUpstream.
-  std::unique_ptr<service::Upstream> upstream_;
+  // Built unless injected; the pointers below are what is used.
+  std::unique_ptr<kube::RestClient> own_client_;
+  std::unique_ptr<service::Upstream> own_upstream_;
   std::unique_ptr<kube::RestClient> review_client_;
-  std::unique_ptr<auth::KubeReviewer> reviewer_;
+  std::unique_ptr<auth::Reviewer> own_reviewer_;
+  service::Upstream* upstream_ = nullptr;
+  auth::Reviewer* reviewer_ = nullptr;
   std::unique_ptr<auth::Authorizer> authorizer_;
   metrics::Metrics metrics_;
   service::ResourceRegistry registry_;
   std::unique_ptr<service::CacheService> cache_service_;
   std::unique_ptr<grpc::Server> grpc_server_;
+  int grpc_port_ = 0;
   std::atomic<bool> ready_{false};
   std::unique_ptr<admin::AdminServer> admin_;
   // Orders MarkReady (a Reflector thread) against Drain.

@@ -32,6 +32,11 @@ std::vector<CacheChange> DiffRelist(const std::vector<CachedObjectPtr>& cached,
     if (old == cached_by_key.end()) {
       changes.push_back(
           {CacheChange::Type::kAdd, nullptr, std::move(listed[i])});
+    } else if (!old->second->object.uid().empty() &&
+               old->second->object.uid() != listed[i].uid()) {
+      changes.push_back({CacheChange::Type::kDelete, old->second, {}});
+      changes.push_back(
+          {CacheChange::Type::kAdd, nullptr, std::move(listed[i])});
     } else if (old->second->object.resource_version() !=
                listed[i].resource_version()) {
       changes.push_back(

@@ -29,7 +29,10 @@ struct CacheChange {
 // Adds for listed keys not cached, updates for listed keys whose
 // resource_version differs from the cached one (both in listed order), then
 // deletes for cached keys not listed (in cached order). Unchanged objects
-// yield nothing. If a key is listed twice, the later listing wins.
+// yield nothing. If a key is listed twice, the later listing wins. A listed
+// key whose uid differs from the cached one was deleted and recreated while
+// the watch was down: a kDelete of the cached object, then a kAdd, never a
+// kUpdate between two different objects (as informerd reports it).
 std::vector<CacheChange> DiffRelist(const std::vector<CachedObjectPtr>& cached,
                                     std::vector<informerd::v1::Object> listed);
 

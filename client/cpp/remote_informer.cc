@@ -85,7 +85,10 @@ absl::Status RemoteInformer::LastError() const {
 }
 
 void RemoteInformer::Run() {
-  Backoff backoff(options_.initial_backoff, options_.max_backoff);
+  retry::BackoffPolicy policy;
+  policy.initial = options_.initial_backoff;
+  policy.cap = options_.max_backoff;
+  retry::Backoff backoff(policy);
   bool relist = true;
   std::string resume_version;
   while (true) {
@@ -127,7 +130,7 @@ void RemoteInformer::Run() {
 
 grpc::Status RemoteInformer::WatchOnce(bool* relist,
                                        std::string* resume_version,
-                                       Backoff* backoff) {
+                                       retry::Backoff* backoff) {
   grpc::ClientContext context;
   absl::Status prepared =
       PrepareContext(connection_, &context, /*streaming=*/true);

@@ -40,7 +40,6 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "client/cpp/backoff.h"
 #include "client/cpp/connection.h"
 #include "client/cpp/event_handler.h"
 #include "client/cpp/handler_registration.h"
@@ -48,6 +47,7 @@
 #include "client/cpp/shared_processor.h"
 #include "client/cpp/transform.h"
 #include "informerd/v1/informerd.grpc.pb.h"
+#include "retry/backoff.h"
 
 namespace informerd {
 namespace client {
@@ -65,7 +65,7 @@ struct RemoteInformerOptions {
   // max_backoff. The cap is short so that an informer is caught up soon
   // after a restarted server is ready again; a retry costs one refused
   // connection (Connect caps the channel's own reconnect backoff alike).
-  absl::Duration initial_backoff = absl::Milliseconds(100);
+  absl::Duration initial_backoff = absl::Milliseconds(200);
   absl::Duration max_backoff = absl::Seconds(1);
   // Applied to every object before it is stored (see transform.h).
   ObjectTransform transform;
@@ -141,7 +141,7 @@ class RemoteInformer {
   // Runs one Watch stream until it ends. Updates *relist and
   // *resume_version as the stream progresses.
   grpc::Status WatchOnce(bool* relist, std::string* resume_version,
-                         Backoff* backoff);
+                         retry::Backoff* backoff);
   // Registers the context so Stop() can cancel it; false if stopping.
   bool BeginCall(grpc::ClientContext* context);
   void EndCall();

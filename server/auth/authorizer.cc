@@ -4,7 +4,6 @@
 
 #include <utility>
 
-#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "server/log/log.h"
 
@@ -58,23 +57,7 @@ std::string DeniedMessage(const UserInfo& user, const ResourceAttributes& attrib
                       scope);
 }
 
-thread_local int defer_reviews = 0;
-constexpr char kReviewNeededPayload[] = "informerd.io/review-needed";
-
-absl::Status ReviewNeeded() {
-  absl::Status status = absl::UnavailableError("a review is needed");
-  status.SetPayload(kReviewNeededPayload, absl::Cord("1"));
-  return status;
-}
-
 }  // namespace
-
-Authorizer::DeferReviews::DeferReviews() { ++defer_reviews; }
-Authorizer::DeferReviews::~DeferReviews() { --defer_reviews; }
-
-bool Authorizer::IsReviewNeeded(const absl::Status& status) {
-  return status.GetPayload(kReviewNeededPayload).has_value();
-}
 
 Authorizer::Authorizer(Reviewer* reviewer, AuthorizerOptions options)
     : reviewer_(reviewer),
@@ -89,19 +72,49 @@ std::optional<std::string> Authorizer::RememberedUser(std::string_view token) {
   return remembered_tokens_.Get(TokenKey(token), options_.clock());
 }
 
+std::optional<absl::StatusOr<UserInfo>> Authorizer::CachedUser(const std::string& key,
+                                                               absl::Time now) {
+  if (std::optional<UserInfo> cached = tokens_.Get(key, now); cached.has_value()) {
+    return absl::StatusOr<UserInfo>(*std::move(cached));
+  }
+  if (rejected_tokens_.Get(key, now).has_value()) {
+    return absl::StatusOr<UserInfo>(absl::UnauthenticatedError(kRejectedToken));
+  }
+  return std::nullopt;
+}
+
+std::optional<absl::StatusOr<UserInfo>> Authorizer::UserFromCache(std::string_view token,
+                                                                  const AdmitReview& admit_review) {
+  std::string key = TokenKey(token);
+  absl::Time now = options_.clock();
+  if (std::optional<absl::StatusOr<UserInfo>> cached = CachedUser(key, now); cached.has_value()) {
+    return cached;
+  }
+  if (admit_review) {
+    const bool remembered = remembered_tokens_.Get(key, now).has_value();
+    if (absl::Status admitted = admit_review(remembered); !admitted.ok()) {
+      return absl::StatusOr<UserInfo>(admitted);
+    }
+  }
+  return std::nullopt;
+}
+
 absl::StatusOr<UserInfo> Authorizer::Authenticate(std::string_view token,
                                                   const AdmitReview& admit_review) {
   std::string key = TokenKey(token);
   absl::Time now = options_.clock();
-  if (std::optional<UserInfo> cached = tokens_.Get(key, now); cached.has_value()) {
+  if (std::optional<absl::StatusOr<UserInfo>> cached = CachedUser(key, now); cached.has_value()) {
     return *std::move(cached);
   }
-  if (rejected_tokens_.Get(key, now).has_value()) return absl::UnauthenticatedError(kRejectedToken);
   if (admit_review) {
     const bool remembered = remembered_tokens_.Get(key, now).has_value();
     if (absl::Status admitted = admit_review(remembered); !admitted.ok()) return admitted;
   }
-  if (defer_reviews > 0) return ReviewNeeded();
+  return ReviewToken(token, key, now);
+}
+
+absl::StatusOr<UserInfo> Authorizer::ReviewToken(std::string_view token, const std::string& key,
+                                                 absl::Time now) {
   if (token_reviews_in_flight_.fetch_add(1) >= options_.max_concurrent_token_reviews) {
     token_reviews_in_flight_.fetch_sub(1);
     return absl::UnavailableError(
@@ -126,16 +139,30 @@ absl::StatusOr<UserInfo> Authorizer::Authenticate(std::string_view token,
       "cannot authenticate: the TokenReview failed (informerd's log says why); retry");
 }
 
+std::optional<bool> Authorizer::CachedDecision(const std::string& key, absl::Time now) {
+  if (allowed_.Get(key, now).has_value()) return true;
+  if (denied_.Get(key, now).has_value()) return false;
+  return std::nullopt;
+}
+
+absl::Status Authorizer::Decided(bool allowed, const UserInfo& user,
+                                 const ResourceAttributes& attributes) {
+  if (allowed) return absl::OkStatus();
+  return absl::PermissionDeniedError(DeniedMessage(user, attributes));
+}
+
+std::optional<absl::Status> Authorizer::DecisionFromCache(const UserInfo& user,
+                                                          const ResourceAttributes& attributes) {
+  std::optional<bool> allowed = CachedDecision(DecisionKey(user, attributes), options_.clock());
+  if (!allowed.has_value()) return std::nullopt;
+  return Decided(*allowed, user, attributes);
+}
+
 absl::Status Authorizer::Authorize(const UserInfo& user, const ResourceAttributes& attributes) {
   std::string key = DecisionKey(user, attributes);
   absl::Time now = options_.clock();
-  std::optional<bool> allowed;
-  if (allowed_.Get(key, now).has_value()) {
-    allowed = true;
-  } else if (denied_.Get(key, now).has_value()) {
-    allowed = false;
-  } else {
-    if (defer_reviews > 0) return ReviewNeeded();
+  std::optional<bool> allowed = CachedDecision(key, now);
+  if (!allowed.has_value()) {
     absl::StatusOr<bool> reviewed = reviewer_->ReviewAccess(user, attributes);
     if (!reviewed.ok()) {
       log::Warning("auth", absl::StrCat("SubjectAccessReview failed: ",
@@ -146,8 +173,7 @@ absl::Status Authorizer::Authorize(const UserInfo& user, const ResourceAttribute
     allowed = *reviewed;
     (*allowed ? allowed_ : denied_).Put(key, true, now + options_.decision_ttl);
   }
-  if (*allowed) return absl::OkStatus();
-  return absl::PermissionDeniedError(DeniedMessage(user, attributes));
+  return Decided(*allowed, user, attributes);
 }
 
 }  // namespace informerd::auth

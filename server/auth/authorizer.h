@@ -48,20 +48,6 @@ struct AuthorizerOptions {
 
 class Authorizer {
  public:
-  // While one lives on a thread, Authenticate and Authorize there answer
-  // from the caches only: where a review would be needed they return
-  // ReviewNeeded() instead (for a token, once admit_review admitted it), so
-  // the caller can retry where waiting for the apiserver is harmless.
-  class DeferReviews {
-   public:
-    DeferReviews();
-    ~DeferReviews();
-    DeferReviews(const DeferReviews&) = delete;
-    DeferReviews& operator=(const DeferReviews&) = delete;
-  };
-  // True for the status that means "a review is needed" (see DeferReviews).
-  static bool IsReviewNeeded(const absl::Status& status);
-
   // REQUIRES: options.cache_capacity > 0.
   Authorizer(Reviewer* reviewer, AuthorizerOptions options);
 
@@ -71,9 +57,17 @@ class Authorizer {
 
   // The token's user, or UNAUTHENTICATED, or UNAVAILABLE. When the answer
   // is not cached, `admit_review` (if given) decides first whether a
-  // TokenReview may be spent on it: its error is returned as is.
+  // TokenReview may be spent on it: its error is returned as is. May wait
+  // for the apiserver: never call it where waiting holds others up (a gRPC
+  // callback thread); UserFromCache is for there.
   absl::StatusOr<UserInfo> Authenticate(std::string_view token,
                                         const AdmitReview& admit_review = nullptr);
+
+  // As Authenticate, from the caches only: nullopt when the answer is not
+  // cached (a TokenReview is needed; `admit_review`, if given, admitted it
+  // first, and its error is returned as is). Never waits.
+  std::optional<absl::StatusOr<UserInfo>> UserFromCache(std::string_view token,
+                                                        const AdmitReview& admit_review = nullptr);
 
   // The name of the user the token was last accepted for, while it is
   // remembered; nullopt for a token never accepted (or since rejected).
@@ -81,10 +75,25 @@ class Authorizer {
 
   // OK when allowed; PERMISSION_DENIED naming the user, verb, resource and
   // scope (e.g. `user "alice" cannot list configmaps at the cluster scope`);
-  // UNAVAILABLE when the Reviewer failed.
+  // UNAVAILABLE when the Reviewer failed. May wait for the apiserver, as
+  // Authenticate.
   absl::Status Authorize(const UserInfo& user, const ResourceAttributes& attributes);
 
+  // As Authorize, from the caches only: nullopt when the decision is not
+  // cached (a SubjectAccessReview is needed). Never waits.
+  std::optional<absl::Status> DecisionFromCache(const UserInfo& user,
+                                                const ResourceAttributes& attributes);
+
  private:
+  // The cached answer for the token `key`, or nullopt.
+  std::optional<absl::StatusOr<UserInfo>> CachedUser(const std::string& key, absl::Time now);
+  // Asks the Reviewer and caches its answer.
+  absl::StatusOr<UserInfo> ReviewToken(std::string_view token, const std::string& key,
+                                       absl::Time now);
+  // The cached decision (true: allowed), or nullopt.
+  std::optional<bool> CachedDecision(const std::string& key, absl::Time now);
+  absl::Status Decided(bool allowed, const UserInfo& user, const ResourceAttributes& attributes);
+
   Reviewer* const reviewer_;
   const AuthorizerOptions options_;
   // Keyed by the token's SHA-256, so no token is kept in memory longer than

@@ -1,6 +1,7 @@
 #include "server/auth/authorizer.h"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -117,6 +118,47 @@ TEST_F(AuthorizerTest, AdmitReviewGuardsOnlyUncachedTokens) {
   EXPECT_EQ(authorizer.Authenticate("t-bad", refuse).status().code(),
             absl::StatusCode::kUnauthenticated);
   EXPECT_EQ(asked, 1);
+}
+
+TEST_F(AuthorizerTest, TheCacheOnlyMethodsNeverAskTheReviewer) {
+  Authorizer authorizer = MakeAuthorizer();
+  int asked = 0;
+  auto admit = [&asked](bool remembered) {
+    EXPECT_FALSE(remembered);
+    ++asked;
+    return absl::OkStatus();
+  };
+  // Not cached: nullopt, once the budget admitted the review it needs.
+  EXPECT_FALSE(authorizer.UserFromCache("t-alice", admit).has_value());
+  EXPECT_FALSE(authorizer.UserFromCache("t-bad").has_value());
+  EXPECT_EQ(asked, 1);
+  auto refuse = [](bool) { return absl::ResourceExhaustedError("over budget"); };
+  std::optional<absl::StatusOr<UserInfo>> refused = authorizer.UserFromCache("t-alice", refuse);
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(refused->status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(reviewer_.token_reviews, 0);
+
+  ASSERT_TRUE(authorizer.Authenticate("t-alice").ok());
+  ASSERT_FALSE(authorizer.Authenticate("t-bad").ok());
+  std::optional<absl::StatusOr<UserInfo>> alice = authorizer.UserFromCache("t-alice", refuse);
+  ASSERT_TRUE(alice.has_value() && alice->ok());
+  EXPECT_EQ((*alice)->username, "alice");
+  std::optional<absl::StatusOr<UserInfo>> bad = authorizer.UserFromCache("t-bad", refuse);
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_EQ(bad->status().code(), absl::StatusCode::kUnauthenticated);
+
+  const ResourceAttributes allowed{"list", "", "configmaps", "n1", ""};
+  const ResourceAttributes denied{"list", "", "configmaps", "n2", ""};
+  EXPECT_FALSE(authorizer.DecisionFromCache(**alice, allowed).has_value());
+  EXPECT_EQ(reviewer_.access_reviews, 0);
+  ASSERT_TRUE(authorizer.Authorize(**alice, allowed).ok());
+  ASSERT_FALSE(authorizer.Authorize(**alice, denied).ok());
+  EXPECT_EQ(authorizer.DecisionFromCache(**alice, allowed), absl::OkStatus());
+  std::optional<absl::Status> cached_denial = authorizer.DecisionFromCache(**alice, denied);
+  ASSERT_TRUE(cached_denial.has_value());
+  EXPECT_EQ(cached_denial->code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(reviewer_.token_reviews, 2);
+  EXPECT_EQ(reviewer_.access_reviews, 2);
 }
 
 TEST_F(AuthorizerTest, TokenReviewsInFlightAreBounded) {

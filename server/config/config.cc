@@ -448,6 +448,10 @@ absl::StatusOr<AuthMode> ParseAuthMode(std::string_view text) {
       absl::StrCat("\"", std::string(text), "\" is not an auth mode; use none or kubernetes"));
 }
 
+bool UsesApiserver(const Config& config) {
+  return config.upstream.url.empty() || config.auth.mode == AuthMode::kKubernetes;
+}
+
 bool IsSensitive(const Config& config, const ResourceConfig& resource) {
   std::string name = kube::KubectlName(resource.group, resource.resource);
   if (name == "secrets") return true;

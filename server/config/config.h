@@ -166,6 +166,11 @@ absl::StatusOr<Config> LoadConfigFile(const std::string& path);
 // "none" or "kubernetes", for --auth-mode.
 absl::StatusOr<AuthMode> ParseAuthMode(std::string_view text);
 
+// Whether informerd talks to the kube-apiserver: to read the resources, or,
+// for a tier's leaf (config.upstream), only to review its own callers
+// (auth.mode=kubernetes).
+bool UsesApiserver(const Config& config);
+
 // Whether `resource` is in `config.sensitive_resources`.
 bool IsSensitive(const Config& config, const ResourceConfig& resource);
 

@@ -49,21 +49,11 @@ Reflector::Reflector(RestClient* client, ResourceInfo resource,
 Reflector::~Reflector() { Stop(); }
 
 void Reflector::Start() {
-  thread_ = std::thread([this] { Run(); });
+  thread_.Start([this] { Run(); });
 }
 
 void Reflector::Stop() {
-  {
-    absl::MutexLock lock(&mu_);
-    stopping_ = true;
-  }
-  canceller_.Cancel();
-  if (thread_.joinable()) thread_.join();
-}
-
-bool Reflector::stopping() const {
-  absl::MutexLock lock(&mu_);
-  return stopping_;
+  thread_.Stop([this] { canceller_.Cancel(); });
 }
 
 void Reflector::Run() {
@@ -423,13 +413,8 @@ Reflector::WatchEnd Reflector::WatchOnce(Failure* failure, bool initial_events) 
 
 bool Reflector::WaitBeforeRetry(const Failure& failure) {
   if (stopping()) return false;
-  const absl::Duration delay =
-      std::max(backoff_.NextDelay(), failure.retry_after);
-  log::Warning("reflector", absl::StrCat(failure.status.ToString(), "; retrying in ",
-                          absl::FormatDuration(delay)));
-  absl::MutexLock lock(&mu_);
-  mu_.AwaitWithTimeout(absl::Condition(&stopping_), delay);
-  return !stopping_;
+  return thread_.WaitBeforeRetry("reflector", failure.status.ToString(),
+                                 std::max(backoff_.NextDelay(), failure.retry_after));
 }
 
 }  // namespace informerd::kube

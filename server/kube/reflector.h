@@ -16,7 +16,7 @@
 // back, so that a slow reader still makes progress. Then it watches from the
 // state's resourceVersion, re-watching from the last version seen whenever a
 // watch ends or breaks, and gets the state again only when the server says
-// that version is too old (410). Failures are retried with backoff (see backoff.h), honouring
+// that version is too old (410). Failures are retried with backoff (retry::Backoff; ReflectorOptions::backoff), honouring
 // Retry-After. Bad data from the server is logged and dropped: the sink only
 // ever sees objects with metadata.name.
 //
@@ -38,10 +38,11 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "rapidjson/document.h"
+#include "retry/backoff.h"
 #include "server/kube/api_status.h"
-#include "server/kube/backoff.h"
 #include "server/kube/discovery.h"
 #include "server/kube/list_watch_sink.h"
+#include "server/kube/reader_thread.h"
 #include "server/kube/rest_client.h"
 #include "server/kube/upstream_reader.h"
 #include "server/kube/watch_decoder.h"
@@ -57,7 +58,15 @@ struct ReflectorOptions {
   // so many informers do not reconnect in lockstep.
   absl::Duration min_watch_timeout = absl::Minutes(5);
   absl::Duration max_watch_timeout = absl::Minutes(10);
-  BackoffPolicy backoff;
+  // client-go's reflector delays: from [0.8 s, 1.6 s] doubling to
+  // [30 s, 60 s], the base reset once two minutes pass without a failure.
+  retry::BackoffPolicy backoff = [] {
+    retry::BackoffPolicy policy;
+    policy.initial = absl::Milliseconds(1600);
+    policy.cap = absl::Seconds(60);
+    policy.reset_after = absl::Minutes(2);
+    return policy;
+  }();
   size_t max_frame_bytes = WatchDecoder::kDefaultMaxFrameBytes;
   // Cut metadata.managedFields out of listed items before they are parsed,
   // for a sink that drops it anyway (see MemberCut: it is about half of a
@@ -126,7 +135,7 @@ class Reflector : public UpstreamReader {
   // Sleeps for the backoff (at least `retry_after`); false if stopping.
   bool WaitBeforeRetry(const Failure& failure);
   std::string Url(std::string_view extra_query) const;
-  bool stopping() const;
+  bool stopping() const { return thread_.stopping(); }
 
   RestClient* const client_;
   const ResourceInfo resource_;
@@ -135,7 +144,7 @@ class Reflector : public UpstreamReader {
 
   ReflectorStats stats_;
   std::atomic<bool> synced_{false};
-  Backoff backoff_;
+  retry::Backoff backoff_;
   // Touched only by the loop thread.
   std::string last_resource_version_;
   // A streaming list whose initial-events-end bookmark has not come yet.
@@ -146,9 +155,7 @@ class Reflector : public UpstreamReader {
   absl::BitGen bit_gen_;
 
   StreamCanceller canceller_;
-  mutable absl::Mutex mu_;
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  std::thread thread_;
+  ReaderThread thread_;
 };
 
 }  // namespace informerd::kube

@@ -4,7 +4,26 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+
 namespace informerd::service {
+
+bool Reached(const informer::Informer& informer, uint64_t version) {
+  return informer.synced() && informer.resource_version() >= version;
+}
+
+absl::Status NotReached(const informer::Informer& informer, const std::string& name,
+                        uint64_t version) {
+  if (!informer.synced()) {
+    return absl::UnavailableError(absl::StrCat(name, " is not synced yet"));
+  }
+  uint64_t current = informer.resource_version();
+  // The wait can end just as the cache gets there.
+  uint64_t behind = version > current ? version - current : 0;
+  return absl::UnavailableError(absl::StrCat("too large resource version: ", version,
+                                             ", current: ", current, " (the cache is ", behind,
+                                             " versions behind; retry)"));
+}
 
 struct VersionWaits::Pending {
   informer::Informer* informer = nullptr;

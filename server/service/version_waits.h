@@ -18,7 +18,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <string>
 #include <thread>
+
+#include "absl/status/status.h"
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -26,6 +29,14 @@
 #include "server/informer/informer.h"
 
 namespace informerd::service {
+
+// Whether `informer` is synced and at `version` or later: a read needs no
+// wait.
+bool Reached(const informer::Informer& informer, uint64_t version);
+// Why a read of `name` that waited for `version` gave up: UNAVAILABLE,
+// saying what the informer lacks.
+absl::Status NotReached(const informer::Informer& informer, const std::string& name,
+                        uint64_t version);
 
 class VersionWaits {
  public:

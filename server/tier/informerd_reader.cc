@@ -33,28 +33,20 @@ InformerdReader::InformerdReader(std::shared_ptr<grpc::Channel> channel,
     : stub_(v1::Cache::NewStub(std::move(channel))),
       resource_(std::move(resource)),
       options_(std::move(options)),
-      sink_(sink),
       backoff_(options_.backoff),
       events_(tier::What(resource_, options_.upstream), sink, &stats_, options_.versions) {}
 
 InformerdReader::~InformerdReader() { Stop(); }
 
 void InformerdReader::Start() {
-  thread_ = std::thread([this] { Run(); });
+  thread_.Start([this] { Run(); });
 }
 
 void InformerdReader::Stop() {
-  {
-    absl::MutexLock lock(&mu_);
-    stopping_ = true;
+  thread_.Stop([this] {
+    absl::MutexLock lock(&call_mu_);
     if (call_ != nullptr) call_->TryCancel();
-  }
-  if (thread_.joinable()) thread_.join();
-}
-
-bool InformerdReader::stopping() const {
-  absl::MutexLock lock(&mu_);
-  return stopping_;
+  });
 }
 
 std::string InformerdReader::What() const { return tier::What(resource_, options_.upstream); }
@@ -106,8 +98,10 @@ InformerdReader::WatchEnd InformerdReader::WatchOnce(bool initial_events,
   request.set_send_initial_events(initial_events);
   request.set_resource_version(events_.last_version());
   {
-    absl::MutexLock lock(&mu_);
-    if (stopping_) return WatchEnd::kFailed;
+    // Checked under call_mu_, so that Stop either is seen here or cancels
+    // this call.
+    absl::MutexLock lock(&call_mu_);
+    if (stopping()) return WatchEnd::kFailed;
     call_ = &context;
   }
   stats_.watches.fetch_add(1);
@@ -119,6 +113,7 @@ InformerdReader::WatchEnd InformerdReader::WatchOnce(bool initial_events,
   bool relist = false;
   uint64_t messages = 0;
   while (stream->Read(&event)) {
+    backoff_.Reset();
     ++messages;
     handled = events_.Handle(&event, MonotonicNow(), &relist);
     if (events_.synced()) synced_.store(true, std::memory_order_release);
@@ -129,7 +124,7 @@ InformerdReader::WatchEnd InformerdReader::WatchOnce(bool initial_events,
   }
   const grpc::Status status = stream->Finish();
   {
-    absl::MutexLock lock(&mu_);
+    absl::MutexLock lock(&call_mu_);
     call_ = nullptr;
   }
   if (relist) return WatchEnd::kRelist;
@@ -175,12 +170,8 @@ InformerdReader::WatchEnd InformerdReader::WatchOnce(bool initial_events,
 
 bool InformerdReader::WaitBeforeRetry(const absl::Status& failure) {
   if (stopping()) return false;
-  const absl::Duration delay = backoff_.NextDelay();
-  log::Warning(kComponent, absl::StrCat(failure.message(), "; retrying in ",
-                                        absl::FormatDuration(delay)));
-  absl::MutexLock lock(&mu_);
-  mu_.AwaitWithTimeout(absl::Condition(&stopping_), delay);
-  return !stopping_;
+  return thread_.WaitBeforeRetry(kComponent, std::string(failure.message()),
+                                 backoff_.NextDelay());
 }
 
 }  // namespace informerd::tier

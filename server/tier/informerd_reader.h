@@ -10,7 +10,7 @@
 // events (OnWatchEvent) and bookmarks (OnBookmark) follow on the same
 // stream. A stream that ends or breaks (UNAVAILABLE while the root restarts
 // or drains, a cut connection) is resumed with Watch from the last version
-// seen, after a backoff (kube::Backoff); OUT_OF_RANGE (the root's history no
+// seen, after a backoff (retry::Backoff, reset by every message); OUT_OF_RANGE (the root's history no
 // longer holds that version, e.g. a restarted root) gets the state again
 // (not older than the last version seen), which the Informer turns into
 // diff events, so the leaf's own watchers are not cut.
@@ -54,8 +54,9 @@
 #include "absl/synchronization/mutex.h"
 #include "informerd/v1/informerd.grpc.pb.h"
 #include "rapidjson/document.h"
-#include "server/kube/backoff.h"
+#include "retry/backoff.h"
 #include "server/kube/list_watch_sink.h"
+#include "server/kube/reader_thread.h"
 #include "server/kube/upstream_reader.h"
 #include "server/tier/upstream_events.h"
 #include "server/tier/version_bound.h"
@@ -72,7 +73,10 @@ struct InformerdReaderOptions {
   std::string namespace_;  // empty = all namespaces
   std::string label_selector;
   std::string field_selector;
-  kube::BackoffPolicy backoff;
+  // The defaults are informerd's clients': a root that restarted or drained
+  // is back within a second, and its watches resume from its history
+  // cheaply, so a leaf need not wait as long as a Reflector does.
+  retry::BackoffPolicy backoff;
   // Null: calls carry no credentials of their own.
   CallSetup call_setup;
   // Names the root in errors and logs (its --upstream URL).
@@ -111,25 +115,23 @@ class InformerdReader : public kube::UpstreamReader {
   WatchEnd WatchOnce(bool initial_events, absl::Status* failure);
   // Sleeps for the backoff; false if stopping.
   bool WaitBeforeRetry(const absl::Status& failure);
-  bool stopping() const;
+  bool stopping() const { return thread_.stopping(); }
   std::string What() const;
 
   const std::unique_ptr<v1::Cache::Stub> stub_;
   const v1::ResourceName resource_;
   const InformerdReaderOptions options_;
-  kube::ListWatchSink* const sink_;
 
   kube::ReflectorStats stats_;
   std::atomic<bool> synced_{false};
   // Touched only by the reading thread.
-  kube::Backoff backoff_;
+  retry::Backoff backoff_;
   UpstreamEvents events_;
 
-  mutable absl::Mutex mu_;
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Mutex call_mu_;
   // The call in progress, cancelled by Stop.
-  grpc::ClientContext* call_ ABSL_GUARDED_BY(mu_) = nullptr;
-  std::thread thread_;
+  grpc::ClientContext* call_ ABSL_GUARDED_BY(call_mu_) = nullptr;
+  kube::ReaderThread thread_;
 };
 
 }  // namespace informerd::tier

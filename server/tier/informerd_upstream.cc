@@ -170,11 +170,6 @@ std::unique_ptr<kube::UpstreamReader> InformerdUpstream::NewReader(
   reader_options.namespace_ = wanted.namespace_;
   reader_options.label_selector = wanted.label_selector;
   reader_options.field_selector = wanted.field_selector;
-  // As informerd's clients do: a root that restarted or drained is back
-  // within a second, and its watches resume from its history cheaply, so a
-  // leaf need not wait the apiserver's 30 s.
-  reader_options.backoff.initial = absl::Milliseconds(200);
-  reader_options.backoff.cap = absl::Seconds(1);
   if (!token_file_.empty()) {
     // The reader may outlive this upstream: it keeps its own copy.
     reader_options.call_setup = [token_file = token_file_](grpc::ClientContext* context) {

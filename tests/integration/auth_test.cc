@@ -106,6 +106,15 @@ class AuthTest : public ::testing::Test {
     std::unique_ptr<kube::RestClient> client;
   };
 
+  // Reviews by the apiserver, with decisions cached for 1 s so that RBAC
+  // changes show soon.
+  static InProcessServerOptions Reviewed() {
+    InProcessServerOptions options;
+    options.reviewer = reviewer_;
+    options.config.auth.decision_ttl = absl::Seconds(1);
+    return options;
+  }
+
   static void SetUpTestSuite() {
     n1_ = new std::string(CreateTestNamespace("authz-n1"));
     n2_ = new std::string(CreateTestNamespace("authz-n2"));
@@ -131,12 +140,8 @@ class AuthTest : public ::testing::Test {
     AwaitApiStatus(*(*identities_)[1].client, "/api/v1/configmaps", 200);
 
     reviewer_ = new auth::KubeReviewer(&AdminClient());
-    auth::AuthorizerOptions authorizer_options;
-    authorizer_options.decision_ttl = absl::Seconds(1);
-    authorizer_ = new auth::Authorizer(reviewer_, authorizer_options);
-    InProcessServerOptions options;
-    options.service.authorizer = authorizer_;
-    options.service.auth_recheck_interval = absl::Seconds(2);
+    InProcessServerOptions options = Reviewed();
+    options.config.auth.recheck_interval = absl::Seconds(2);
     server_ = new InProcessServer({config::ResourceConfig{"", "", "configmaps"}}, options);
     server_->WaitSynced();
   }
@@ -144,7 +149,6 @@ class AuthTest : public ::testing::Test {
   static void TearDownTestSuite() {
     DeleteClusterGrant(absl::StrCat("informerd-", *n1_));
     delete server_;
-    delete authorizer_;
     delete reviewer_;
     delete identities_;
   }
@@ -203,7 +207,6 @@ class AuthTest : public ::testing::Test {
   static std::string* n2_;
   static std::vector<Identity>* identities_;
   static auth::KubeReviewer* reviewer_;
-  static auth::Authorizer* authorizer_;
   static InProcessServer* server_;
 };
 
@@ -211,7 +214,6 @@ std::string* AuthTest::n1_ = nullptr;
 std::string* AuthTest::n2_ = nullptr;
 std::vector<AuthTest::Identity>* AuthTest::identities_ = nullptr;
 auth::KubeReviewer* AuthTest::reviewer_ = nullptr;
-auth::Authorizer* AuthTest::authorizer_ = nullptr;
 InProcessServer* AuthTest::server_ = nullptr;
 
 grpc::StatusCode Expected(int http_status) {
@@ -402,14 +404,9 @@ TEST_F(AuthTest, ClientCertificatesAreReviewedAsTheirSubjects) {
   MakeCert("auth-ca", "auth-server.key", "auth-server.crt");
   MakeCert("auth-ca", "bob.key", "bob.crt", "/O=readers/CN=bob");
   MakeCert("auth-ca", "carol.key", "carol.crt", "/CN=carol");
-  tls::TlsFiles files{CertPath("auth-server.crt"), CertPath("auth-server.key"),
-                      CertPath("auth-ca.crt"), absl::Seconds(60)};
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
-      tls::MakeServerCredentials(files);
-  ASSERT_TRUE(credentials.ok()) << credentials.status();
-  InProcessServerOptions options;
-  options.service.authorizer = authorizer_;
-  options.credentials = *credentials;
+  InProcessServerOptions options = Reviewed();
+  options.config.tls = config::TlsConfig{CertPath("auth-server.crt"), CertPath("auth-server.key"),
+                                         CertPath("auth-ca.crt"), absl::Seconds(60)};
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
   auto list_as = [&](const std::string& who) {
@@ -638,7 +635,6 @@ class LimitsTest : public ::testing::Test {
  protected:
   const std::string admin_ = ReadFileFromEnv("INFORMERD_ADMIN_TOKEN_FILE");
   auth::KubeReviewer kube_reviewer_{&AdminClient()};
-  auth::Authorizer authorizer_{&kube_reviewer_, {}};
 };
 
 TEST_F(LimitsTest, WatchLimitPerIdentityLeavesOthersAlone) {
@@ -646,8 +642,8 @@ TEST_F(LimitsTest, WatchLimitPerIdentityLeavesOthersAlone) {
   const std::string& ns = grant.ns;
   const std::string& bob = grant.bob;
   InProcessServerOptions options;
-  options.service.authorizer = &authorizer_;
-  options.service.limits.max_watches_per_identity = 2;
+  options.reviewer = &kube_reviewer_;
+  options.config.limits.max_watches_per_identity = 2;
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
 
@@ -692,8 +688,8 @@ TEST_F(LimitsTest, WaitingReadsAreCappedPerIdentity) {
   const std::string& ns = grant.ns;
   const std::string& bob = grant.bob;
   InProcessServerOptions options;
-  options.service.authorizer = &authorizer_;
-  options.service.version_wait = absl::Seconds(5);
+  options.reviewer = &kube_reviewer_;
+  options.config.read_wait = absl::Seconds(5);
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
 
@@ -842,11 +838,10 @@ TEST_F(LimitsTest, WatchesWaitingForReviewsHoldNoThread) {
   const std::string& bob = grant.bob;
   const std::string carol = ReadFileFromEnv("INFORMERD_CAROL_TOKEN_FILE");
   HoldingReviewer reviewer(&kube_reviewer_, bob);
-  auth::Authorizer authorizer(&reviewer, {});
   InProcessServerOptions options;
-  options.service.authorizer = &authorizer;
-  options.service.limits.token_reviews.per_identity_per_second = 1000;
-  options.service.limits.token_reviews.per_identity_burst = 1000;
+  options.reviewer = &reviewer;
+  options.config.limits.token_reviews.per_identity_per_second = 1000;
+  options.config.limits.token_reviews.per_identity_burst = 1000;
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
 
@@ -942,14 +937,12 @@ TEST_F(LimitsTest, AWatchThatCannotBeReauthorizedEndsAfterTheGrace) {
   const std::string& ns = grant.ns;
   const std::string& bob = grant.bob;
   CountingReviewer reviewer(&kube_reviewer_);
-  auth::AuthorizerOptions authorizer_options;
-  authorizer_options.token_ttl = absl::Seconds(1);
-  authorizer_options.decision_ttl = absl::Seconds(1);
-  auth::Authorizer authorizer(&reviewer, authorizer_options);
   InProcessServerOptions options;
-  options.service.authorizer = &authorizer;
-  options.service.auth_recheck_interval = absl::Seconds(1);
-  options.service.auth_recheck_grace = absl::Seconds(3);
+  options.reviewer = &reviewer;
+  options.config.auth.token_ttl = absl::Seconds(1);
+  options.config.auth.decision_ttl = absl::Seconds(1);
+  options.config.auth.recheck_interval = absl::Seconds(1);
+  options.config.auth.recheck_grace = absl::Seconds(3);
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
 
@@ -985,8 +978,8 @@ TEST_F(LimitsTest, OldConnectionsAreClosedAfterTheirGrace) {
   std::string ns = CreateTestNamespace("limits-age");
   CreateConfigMap(ns, "seed", {});
   InProcessServerOptions options;
-  options.transport.max_connection_age = absl::Seconds(1);
-  options.transport.max_connection_age_grace = absl::Seconds(1);
+  options.config.limits.transport.max_connection_age = absl::Seconds(1);
+  options.config.limits.transport.max_connection_age_grace = absl::Seconds(1);
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
   const v1::WatchRequest request = WatchFromState(ns);
@@ -1038,7 +1031,7 @@ TEST_F(LimitsTest, AConnectionHoldsAtMostMaxConcurrentStreams) {
   std::string ns = CreateTestNamespace("limits-streams");
   CreateConfigMap(ns, "seed", {});
   InProcessServerOptions options;
-  options.transport.max_concurrent_streams = 2;
+  options.config.limits.transport.max_concurrent_streams = 2;
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
   // The first ends at its deadline, which frees its slot.
@@ -1074,7 +1067,7 @@ TEST_F(LimitsTest, AClientPingingTooOftenIsDisconnected) {
   std::string ns = CreateTestNamespace("limits-pings");
   CreateConfigMap(ns, "seed", {});
   InProcessServerOptions options;
-  options.transport.min_ping_interval = absl::Seconds(10);
+  options.config.limits.transport.min_ping_interval = absl::Seconds(10);
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
   grpc::ChannelArguments args;
@@ -1106,7 +1099,7 @@ TEST_F(LimitsTest, StalledWatchesEnd) {
   constexpr int kObjects = 100;
   for (int i = 0; i < kObjects; ++i) CreateConfigMap(ns, absl::StrCat("cm-", i), {}, data);
   InProcessServerOptions options;
-  options.service.stalled_stream_timeout = absl::Seconds(2);
+  options.config.stalled_stream_timeout = absl::Seconds(2);
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
   std::unique_ptr<v1::Cache::Stub> stub = NonReadingClient(server.port());
@@ -1150,8 +1143,8 @@ TEST_F(LimitsTest, ASlowReaderOfInitialEventsEndsAtTheirDeadline) {
   constexpr int kObjects = 100;
   for (int i = 0; i < kObjects; ++i) CreateConfigMap(ns, absl::StrCat("cm-", i), {}, data);
   InProcessServerOptions options;
-  options.service.stalled_stream_timeout = absl::Seconds(3);
-  options.service.initial_events_timeout = absl::Seconds(4);
+  options.config.stalled_stream_timeout = absl::Seconds(3);
+  options.config.initial_events_timeout = absl::Seconds(4);
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
   std::unique_ptr<v1::Cache::Stub> stub = NonReadingClient(server.port());
@@ -1192,7 +1185,7 @@ TEST_F(LimitsTest, InitialEventsHeldAreBudgetedPerCaller) {
   const std::string data(4000, 'd');
   for (int i = 0; i < 100; ++i) CreateConfigMap(ns, absl::StrCat("cm-", i), {}, data);
   InProcessServerOptions options;
-  options.service.limits.max_initial_bytes_per_identity = 100 << 10;  // a quarter of one list
+  options.config.limits.max_initial_bytes_per_identity = 100 << 10;  // a quarter of one list
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
   std::unique_ptr<v1::Cache::Stub> stub = NonReadingClient(server.port());
@@ -1234,11 +1227,10 @@ TEST_F(LimitsTest, AFloodOfBadTokensCostsBoundedReviewsAndDelaysNoOne) {
   const std::string& ns = grant.ns;
   const std::string& bob = grant.bob;
   CountingReviewer reviewer(&kube_reviewer_);
-  auth::Authorizer authorizer(&reviewer, {});
   InProcessServerOptions options;
-  options.service.authorizer = &authorizer;
-  options.service.limits.token_reviews.per_identity_per_second = 5;
-  options.service.limits.token_reviews.per_identity_burst = 20;
+  options.reviewer = &reviewer;
+  options.config.limits.token_reviews.per_identity_per_second = 5;
+  options.config.limits.token_reviews.per_identity_burst = 20;
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
 

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <optional>
 #include <sstream>
 
 #include <signal.h>
@@ -17,9 +16,7 @@
 #include "absl/time/clock.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
-#include "server/kube/discovery.h"
 #include "server/kube/kubeconfig.h"
-#include "server/service/transport.h"
 
 namespace informerd::testing {
 namespace {
@@ -214,53 +211,34 @@ InProcessServer::InProcessServer(const std::vector<config::ResourceConfig>& reso
                                  cache::HistoryLimits history, kube::RestClient* client)
     : InProcessServer(resources, [&] {
         InProcessServerOptions options;
-        options.history = history;
+        options.config.history = history;
         options.client = client;
         return options;
       }()) {}
 
 InProcessServer::InProcessServer(const std::vector<config::ResourceConfig>& resources,
-                                 InProcessServerOptions server_options) {
-  kube::RestClient* client = server_options.client;
-  cache::HistoryLimits history = server_options.history;
-  if (client == nullptr && server_options.upstream == nullptr) client = &AdminClient();
-  std::optional<service::ApiServerUpstream> apiserver;
-  if (server_options.upstream == nullptr) apiserver.emplace(client);
-  service::Upstream* upstream =
-      server_options.upstream != nullptr ? server_options.upstream : &*apiserver;
-  for (const config::ResourceConfig& wanted : resources) {
-    absl::StatusOr<kube::ResourceInfo> info = upstream->Discover(wanted);
-    if (!info.ok()) Die(std::string(info.status().message()));
-    service::ServedResourceOptions options;
-    options.history = history;
-    options.upstream_list = server_options.upstream_list;
-    options.history_backfill = server_options.history_backfill;
-    std::unique_ptr<service::ServedResource> served =
-        service::StartServedResource(upstream, *std::move(info), wanted, options);
-    registry_.Add(std::move(served));
-  }
-  service_ = std::make_unique<service::CacheService>(&registry_, &metrics_,
-                                                     server_options.service);
-  grpc::ServerBuilder builder;
-  std::shared_ptr<grpc::ServerCredentials> credentials = server_options.credentials;
-  if (credentials == nullptr) credentials = grpc::InsecureServerCredentials();
-  builder.AddListeningPort(absl::StrCat("127.0.0.1:", server_options.port), credentials, &port_);
-  builder.RegisterService(service_.get());
-  service::ConfigureTransport(server_options.transport, &builder);
-  server_ = builder.BuildAndStart();
-  if (server_ == nullptr || port_ == 0) Die("cannot start the gRPC server");
-  stub_ = v1::Cache::NewStub(grpc::CreateChannel(absl::StrCat("127.0.0.1:", port_),
+                                 InProcessServerOptions in_process) {
+  ServerOptions options;
+  options.config = std::move(in_process.config);
+  options.config.resources = resources;
+  options.upstream = in_process.upstream;
+  options.client = in_process.client;
+  if (options.upstream == nullptr && options.client == nullptr) options.client = &AdminClient();
+  options.reviewer = in_process.reviewer;
+  if (options.reviewer != nullptr) options.config.auth.mode = config::AuthMode::kKubernetes;
+  options.grpc_address = absl::StrCat("127.0.0.1:", in_process.port);
+  options.http_address = "127.0.0.1:0";
+  absl::StatusOr<std::unique_ptr<Server>> started = Server::Start(std::move(options));
+  if (!started.ok()) Die(std::string(started.status().message()));
+  server_ = *std::move(started);
+  stub_ = v1::Cache::NewStub(grpc::CreateChannel(absl::StrCat("127.0.0.1:", port()),
                                                  grpc::InsecureChannelCredentials()));
 }
 
-InProcessServer::~InProcessServer() {
-  service_->EndWatches();
-  server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
-  for (const auto& served : registry_.all()) served->reflector->Stop();
-}
+InProcessServer::~InProcessServer() { server_->Drain(); }
 
 void InProcessServer::WaitSynced() {
-  for (const auto& served : registry_.all()) {
+  for (service::ServedResource* served : registry().all()) {
     ASSERT_TRUE(served->informer->WaitForVersion(0, absl::Seconds(60)))
         << served->DisplayName() << " did not sync";
   }

@@ -1,6 +1,7 @@
 // LiveCluster: test access to the real kube-apiserver that
 // hack/control-plane.sh started (found through $KUBECONFIG), and an
-// in-process informerd serving from it on a loopback port.
+// in-process informerd (a Server, as main runs it) serving from it on a
+// loopback port.
 //
 // Integration tests fail, never skip, when the control plane is missing.
 #ifndef INFORMERD_TESTS_INTEGRATION_LIVE_CLUSTER_H_
@@ -15,12 +16,12 @@
 
 #include "informerd/v1/informerd.grpc.pb.h"
 #include "rapidjson/document.h"
+#include "server/auth/reviewer.h"
 #include "server/config/config.h"
 #include "server/kube/rest_client.h"
 #include "server/metrics/metrics.h"
-#include "server/service/cache_service.h"
+#include "server/server.h"
 #include "server/service/served_resource.h"
-#include "server/limits/transport_limits.h"
 
 namespace informerd::testing {
 
@@ -68,31 +69,27 @@ std::string ReadFileFromEnv(const char* variable);
 std::unique_ptr<kube::RestClient> ClientWithToken(const std::string& token);
 
 struct InProcessServerOptions {
-  cache::HistoryLimits history;
+  // informerd's configuration but its resources (the constructor's). As
+  // main's, except read_wait: 10 s, for slow test machines. config.tls set:
+  // stub() still connects in plaintext; make your own channel to port().
+  config::Config config = [] {
+    config::Config config;
+    config.read_wait = absl::Seconds(10);
+    return config;
+  }();
   // Default: AdminClient(). Must outlive the server.
   kube::RestClient* client = nullptr;
-  // version_wait defaults to 10 s here, for slow test machines.
-  service::CacheServiceOptions service = [] {
-    service::CacheServiceOptions options;
-    options.version_wait = absl::Seconds(10);
-    return options;
-  }();
-  // Null: plaintext. stub() then connects in plaintext; make your own
-  // channel to port() otherwise.
-  std::shared_ptr<grpc::ServerCredentials> credentials;
-  // ServedResourceOptions::upstream_list.
-  config::UpstreamList upstream_list = config::UpstreamList::kAuto;
-  // ServedResourceOptions::history_backfill.
-  bool history_backfill = true;
-  limits::TransportLimits transport;
   // Set: the resources come from this upstream (e.g. a root informerd, for
   // a tier's leaf) instead of `client`'s apiserver. Must outlive the server.
   service::Upstream* upstream = nullptr;
+  // Set: config.auth.mode becomes kubernetes, with this reviewer (e.g. a
+  // KubeReviewer over AdminClient()). Must outlive the server.
+  auth::Reviewer* reviewer = nullptr;
   // The loopback port to listen on; 0: any free one.
   int port = 0;
 };
 
-// The served resources and the gRPC server in front of them.
+// informerd's Server on loopback ports, serving `resources`, with a stub.
 class InProcessServer {
  public:
   // `client` (default: AdminClient()) must outlive the server.
@@ -105,20 +102,17 @@ class InProcessServer {
 
   v1::Cache::Stub& stub() { return *stub_; }
   // The loopback port the gRPC server listens on.
-  int port() const { return port_; }
-  service::ResourceRegistry& registry() { return registry_; }
-  size_t open_watches() const { return service_->open_watches(); }
-  metrics::Metrics& metrics() { return metrics_; }
+  int port() const { return server_->grpc_port(); }
+  service::ResourceRegistry& registry() { return server_->resources(); }
+  size_t open_watches() const { return server_->open_watches(); }
+  metrics::Metrics& metrics() { return server_->metrics(); }
+  Server& server() { return *server_; }
   // Blocks until every resource is synced.
   void WaitSynced();
 
  private:
-  service::ResourceRegistry registry_;
-  metrics::Metrics metrics_;
-  std::unique_ptr<service::CacheService> service_;
-  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<Server> server_;
   std::unique_ptr<v1::Cache::Stub> stub_;
-  int port_ = 0;
 };
 
 }  // namespace informerd::testing

@@ -51,8 +51,12 @@ class MetricsTest : public ::testing::Test {
 };
 
 TEST_F(MetricsTest, InitialStatesCountListsAndRelistsButNotResumes) {
-  CreateConfigMap(ns_, "a", {});
+  // The server synced before "a" existed: the state must include it, or
+  // the resumed watch below would see it instead of "b".
+  const std::string a = CreateConfigMap(ns_, "a", {});
   server_.WaitSynced();
+  ASSERT_TRUE(server_.registry().all().front()->informer->WaitForVersion(std::stoull(a),
+                                                                         absl::Seconds(30)));
   EXPECT_EQ(InitialStates(), 0);
 
   // A WatchList: the state, its end bookmark, the version to resume from.

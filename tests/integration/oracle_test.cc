@@ -305,8 +305,10 @@ InProcessServer* OracleTest::server_ = nullptr;
 TEST_F(OracleTest, ListWithSelectorsEqualsTheApiserversList) {
   std::string ns = CreateTestNamespace("oracle-list");
   Churn(ns, 120, 1);
-  std::string rv;
-  ApiList(ns, "", &rv);
+  // The version of a ConfigMap write, not a LIST's: a LIST's version may be
+  // another test's write of another resource, which a configmaps cache
+  // reaches only with the apiserver's next bookmark.
+  const std::string rv = CreateConfigMap(ns, "last-write", {});
   for (const char* selector : kSelectors) {
     EXPECT_EQ(InformerdList(*server_, ns, selector, rv), ApiList(ns, selector, nullptr))
         << "selector \"" << selector << "\"";
@@ -444,7 +446,7 @@ TEST(OracleWholeObjects, EveryObjectEqualsTheApiserversGetWhicheverPathBroughtIt
       CreateConfigMap(ns, names.back(), {{"app", "a"}}, absl::StrCat("before ", i));
     }
     InProcessServerOptions options;
-    options.upstream_list = mode;
+    options.config.upstream_list = mode;
     InProcessServer server({config::ResourceConfig{.resource = "configmaps", .namespace_ = ns}},
                            options);
     server.WaitSynced();
@@ -556,7 +558,7 @@ TEST(OracleUpstreamList, StreamingListWhereTheApiserverServesIt) {
   std::string ns = CreateTestNamespace("oracle-upstream-stream");
   CreateConfigMap(ns, "one", {});
   InProcessServerOptions options;
-  options.upstream_list = config::UpstreamList::kStream;
+  options.config.upstream_list = config::UpstreamList::kStream;
   InProcessServer server({config::ResourceConfig{.resource = "configmaps", .namespace_ = ns}},
                          options);
   server.WaitSynced();

@@ -38,7 +38,7 @@ config::ResourceConfig ConfigMapsIn(const std::string& ns, const std::string& la
 
 InProcessServerOptions FastBookmarks() {
   InProcessServerOptions options;
-  options.service.bookmark_interval = absl::Seconds(1);
+  options.config.bookmark_interval = absl::Seconds(1);
   return options;
 }
 
@@ -324,7 +324,7 @@ void RootRestart(bool root_backfills) {
   CreateConfigMap(ns, "a", {});
   CreateConfigMap(ns, "c", {});
   InProcessServerOptions root_options = FastBookmarks();
-  root_options.history_backfill = root_backfills;
+  root_options.config.history_backfill = root_backfills;
   auto root = std::make_unique<InProcessServer>(std::vector{ConfigMapsIn(ns)}, root_options);
   root->WaitSynced();
   const int port = root->port();
@@ -427,8 +427,8 @@ TEST(TierTest, AStreamTheRootCutsIsResumedFromTheLastVersion) {
   // The root closes every connection after about 2 s (its max age), as a
   // root's connections are closed at maxConnectionAgeSeconds.
   InProcessServerOptions root_options = FastBookmarks();
-  root_options.transport.max_connection_age = absl::Seconds(2);
-  root_options.transport.max_connection_age_grace = absl::Seconds(1);
+  root_options.config.limits.transport.max_connection_age = absl::Seconds(2);
+  root_options.config.limits.transport.max_connection_age_grace = absl::Seconds(1);
   InProcessServer root({ConfigMapsIn(ns)}, root_options);
   root.WaitSynced();
   Leaf leaf(UpstreamAt(root.port()), ConfigMapsIn(ns));
@@ -466,11 +466,8 @@ TEST(TierTest, ALeafReachesARootWithMutualTls) {
   const std::string ns = CreateTestNamespace("tier-tls");
   CreateConfigMap(ns, "a", {});
   InProcessServerOptions root_options = FastBookmarks();
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
-      tls::MakeServerCredentials({CertPath("tier-root.crt"), CertPath("tier-root.key"),
-                                  CertPath("tier-ca.crt"), absl::Seconds(60)});
-  ASSERT_TRUE(credentials.ok()) << credentials.status();
-  root_options.credentials = *credentials;
+  root_options.config.tls = config::TlsConfig{CertPath("tier-root.crt"), CertPath("tier-root.key"),
+                                              CertPath("tier-ca.crt"), absl::Seconds(60)};
   InProcessServer root({ConfigMapsIn(ns)}, root_options);
   root.WaitSynced();
   const std::string url = absl::StrCat("grpcs://127.0.0.1:", root.port());

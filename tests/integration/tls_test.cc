@@ -60,12 +60,9 @@ class TlsTest : public ::testing::Test {
 };
 
 TEST_F(TlsTest, RefusesClientsThatDoNotTrustTheServer) {
-  tls::TlsFiles files{Path("server.crt"), Path("server.key"), "", absl::Seconds(1)};
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
-      tls::MakeServerCredentials(files);
-  ASSERT_TRUE(credentials.ok()) << credentials.status();
   InProcessServerOptions options;
-  options.credentials = *credentials;
+  options.config.tls =
+      config::TlsConfig{Path("server.crt"), Path("server.key"), "", absl::Seconds(1)};
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   EXPECT_TRUE(ListResources(*Stub(server.port(), "ca1")).ok());
   EXPECT_EQ(ListResources(*Stub(server.port(), "ca2")).error_code(),
@@ -75,9 +72,9 @@ TEST_F(TlsTest, RefusesClientsThatDoNotTrustTheServer) {
 }
 
 TEST_F(TlsTest, MutualTlsRefusesClientsWithoutACertificate) {
-  tls::TlsFiles files{Path("server.crt"), Path("server.key"), Path("ca1.crt"), absl::Seconds(1)};
   InProcessServerOptions options;
-  options.credentials = *tls::MakeServerCredentials(files);
+  options.config.tls =
+      config::TlsConfig{Path("server.crt"), Path("server.key"), Path("ca1.crt"), absl::Seconds(1)};
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   EXPECT_FALSE(ListResources(*Stub(server.port(), "ca1")).ok());
   grpc::Status with_cert =
@@ -106,9 +103,9 @@ TEST_F(TlsTest, RotatedCertificateReachesNewConnectionsWhileStreamsContinue) {
   // file is atomic.
   std::filesystem::copy_file(Path("server.crt"), Path("rotating.crt"),
                              std::filesystem::copy_options::overwrite_existing);
-  tls::TlsFiles files{Path("rotating.crt"), Path("server.key"), "", absl::Seconds(1)};
   InProcessServerOptions options;
-  options.credentials = *tls::MakeServerCredentials(files);
+  options.config.tls =
+      config::TlsConfig{Path("rotating.crt"), Path("server.key"), "", absl::Seconds(1)};
   InProcessServer server({config::ResourceConfig{"", "", "configmaps"}}, options);
   server.WaitSynced();
   std::string ns = CreateTestNamespace("tls-rotate");

@@ -5,7 +5,7 @@ Topology: three informerd replicas serving configmaps from the same
 apiserver; about 100 watching clients, each given all three addresses
 (balanced round robin): the uniform example of each client library
 (hack/example.sh LANG, harness.ExampleClient) and, for the rest, light
-informers (watchers/, client/go's RemoteInformer, each on a connection of
+informers (client/go/internal/replicawatchers, client/go's RemoteInformer, each on a connection of
 its own, in one process). They watch one namespace whose configmaps a
 background thread keeps changing through the apiserver; a few light
 informers (--quiet-clients) watch a second namespace where nothing changes,
@@ -126,7 +126,7 @@ def full_states_served(samples: Dict[str, float]) -> float:
 
 
 class LightInformers:
-    """The watchers program (watchers/main.go): many informers in one
+    """The watchers program (client/go/internal/replicawatchers/main.go): many informers in one
     process, asked for their state with CHECK lines."""
 
     def __init__(self, binary: str, server: str, namespace: str, count: int,
@@ -169,7 +169,7 @@ class LightInformers:
         harness.wait_until(synced, timeout, "SYNCED from the %s" % self.describe())
 
     def check(self, want: Dict[str, str]) -> dict:
-        """The program's report against want (see watchers/main.go)."""
+        """The program's report against want (see client/go/internal/replicawatchers/main.go)."""
         self._check_alive()
         with self._lock:
             self.proc.stdin.write(("CHECK %s\n" % json.dumps(want)).encode())

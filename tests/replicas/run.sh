@@ -12,7 +12,7 @@
 # Uses the control plane named by INFORMERD_APISERVER_URL & co. when set,
 # else starts (or reuses) the default one (tests/e2e/prepare.sh). Builds
 # informerd with Bazel (unless INFORMERD_BINARY names one), the light
-# informers (watchers/) with Go; the examples build themselves through
+# informers (client/go/internal/replicawatchers) with Go; the examples build themselves through
 # hack/example.sh.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -20,5 +20,5 @@ source "$root/hack/lib.sh"
 source "$root/tests/e2e/prepare.sh"
 source "$root/client/go/env.sh"
 export REPLICAS_WATCHERS_BINARY="$informerd_go_bin_dir/replicas-watchers"
-(cd "$root/tests/replicas/watchers" && go build -o "$REPLICAS_WATCHERS_BINARY" .) >&2
+(cd "$root/client/go" && go build -o "$REPLICAS_WATCHERS_BINARY" ./internal/replicawatchers) >&2
 exec /usr/bin/python3 -u "$root/tests/replicas/replicas.py" "$@"

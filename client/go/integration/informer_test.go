@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/informerd/informerd/client/go/cache"
 	"github.com/informerd/informerd/client/go/connection"
-	"github.com/informerd/informerd/client/go/decode"
-	"github.com/informerd/informerd/client/go/informer"
 	"github.com/informerd/informerd/client/go/informerdv1"
-	"github.com/informerd/informerd/client/go/labels"
+	"github.com/informerd/informerd/client/go/internal/cache"
+	"github.com/informerd/informerd/client/go/internal/decode"
+	"github.com/informerd/informerd/client/go/internal/informer"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // mirror rebuilds the cache from handler calls alone and counts calls that

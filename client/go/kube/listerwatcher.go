@@ -136,7 +136,7 @@ func newListerWatcher(client informerdv1.CacheClient, resource schema.GroupVersi
 		labelSelector: o.labelSelector,
 		fieldSelector: o.fieldSelector,
 		codec:         c,
-		retryInitial:  100 * time.Millisecond,
+		retryInitial:  200 * time.Millisecond, // the clients' retry policy (docs/ARCHITECTURE.md, Retries)
 		retryMax:      time.Second,
 		listRetryFor:  defaultListRetryFor,
 		resumeFor:     defaultResumeFor,

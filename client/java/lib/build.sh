@@ -10,7 +10,7 @@ java_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # One cache directory per checkout: worktrees of different branches may pin
 # different versions.
 java_cache="${INFORMERD_CACHE:-$HOME/.cache/informerd}/java/$(printf %s "$java_dir" | md5sum | cut -c1-12)"
-version=0.1.0-SNAPSHOT
+version="$(<"$java_dir/../../VERSION")"
 examples_jar="$java_dir/examples/target/informerd-examples-$version.jar"
 examples_classpath_file="$java_cache/examples.classpath"
 
@@ -29,7 +29,7 @@ examples_stale() {
 # time), so the next example start runs no Maven.
 # The project's own jars are taken from this checkout's target directories,
 # not from ~/.m2, where another checkout may have installed other code under
-# the same SNAPSHOT version.
+# the same version.
 write_examples_classpath() {
   mkdir -p "$java_cache"
   informerd_mvn -q -pl examples dependency:build-classpath -DincludeScope=runtime \

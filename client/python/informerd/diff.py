@@ -36,7 +36,10 @@ def diff_relist(cached: Mapping[str, CachedObject],
     """Adds for listed keys not cached, updates for listed keys whose
     resource_version differs from the cached one (both in listed order),
     then deletes for cached keys not listed (in key order). Unchanged objects
-    yield nothing. A key listed twice: the later listing wins."""
+    yield nothing. A key listed twice: the later listing wins. A key whose
+    uid changed was deleted and recreated while the watch was down: a delete
+    of the cached object, then an add, never an update between two
+    different objects (as informerd itself reports it)."""
     latest: Dict[str, CachedObject] = {}
     for obj in listed:
         latest.pop(obj.key, None)  # Re-inserted to keep the later position.
@@ -45,6 +48,9 @@ def diff_relist(cached: Mapping[str, CachedObject],
     for key, new in latest.items():
         old = cached.get(key)
         if old is None:
+            changes.append(Change(ChangeType.ADD, None, new))
+        elif old.uid and old.uid != new.uid:
+            changes.append(Change(ChangeType.DELETE, old, None))
             changes.append(Change(ChangeType.ADD, None, new))
         elif old.resource_version != new.resource_version:
             changes.append(Change(ChangeType.UPDATE, old, new))

@@ -198,6 +198,9 @@ class _Parser:
             kind = (Operator.GREATER_THAN if operator.text == ">"
                     else Operator.LESS_THAN)
             value = self._word("an integer")
+            # The apiserver wants a label value as well as an integer, so
+            # "n>-5" is refused (tests/conformance/selectors.json).
+            _check_value(value)
             if _INTEGER_RE.match(value.text) is None:
                 raise SelectorError(
                     "label_selector: %r at %d is not an integer"

@@ -13,7 +13,11 @@ final class LabelRequirement {
     EQUALS,
     NOT_EQUALS,
     IN,
-    NOT_IN
+    NOT_IN,
+    // One decimal integer value; objects whose label is not an integer do
+    // not match.
+    GREATER_THAN,
+    LESS_THAN
   }
 
   private final String key;
@@ -39,6 +43,19 @@ final class LabelRequirement {
       case NOT_EQUALS:
       case NOT_IN:
         return value == null || !values.contains(value);
+      case GREATER_THAN:
+      case LESS_THAN:
+        if (value == null) {
+          return false;
+        }
+        long have;
+        try {
+          have = Long.parseLong(value);
+        } catch (NumberFormatException e) {
+          return false;
+        }
+        long limit = Long.parseLong(values.iterator().next());
+        return operator == Operator.GREATER_THAN ? have > limit : have < limit;
     }
     throw new AssertionError("unhandled operator " + operator);
   }
@@ -58,6 +75,10 @@ final class LabelRequirement {
         return key + " in (" + String.join(",", values) + ")";
       case NOT_IN:
         return key + " notin (" + String.join(",", values) + ")";
+      case GREATER_THAN:
+        return key + ">" + values.iterator().next();
+      case LESS_THAN:
+        return key + "<" + values.iterator().next();
     }
     throw new AssertionError("unhandled operator " + operator);
   }

@@ -9,12 +9,13 @@ import java.util.Map;
  * A Kubernetes label selector, matched locally against cached objects.
  *
  * <p>Supports the equality-based and set-based forms: {@code k=v},
- * {@code k==v}, {@code k!=v}, {@code k}, {@code !k}, {@code k in (a,b)} and
- * {@code k notin (a,b)}, comma-separated and all required to match. As in
- * Kubernetes, {@code k!=v} and {@code k notin (...)} also match objects
- * without the label, and the empty selector matches everything. Keys and
- * values are not validated beyond the grammar; the server validates them when
- * the selector is sent to it.
+ * {@code k==v}, {@code k!=v}, {@code k}, {@code !k}, {@code k in (a,b)},
+ * {@code k notin (a,b)} and the integer comparisons {@code k>5} and
+ * {@code k<5}, comma-separated and all required to match. As in Kubernetes,
+ * {@code k!=v} and {@code k notin (...)} also match objects without the
+ * label, and the empty selector matches everything. Keys and values are
+ * checked as the apiserver checks them: what it rejects, this rejects
+ * (tests/conformance/selectors.json holds its verdicts).
  *
  * <p>Immutable and thread-safe.
  */

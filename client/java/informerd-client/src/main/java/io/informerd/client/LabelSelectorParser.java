@@ -4,12 +4,21 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Recursive-descent parser for label selector text. Single use, not
  * thread-safe; {@link LabelSelector#parse} is the public entry point.
+ * Keys and values are checked as the apiserver checks them (a name of at
+ * most 63 characters, with an optional DNS-subdomain prefix for keys); the
+ * verdicts are those of tests/conformance/selectors.json.
  */
 final class LabelSelectorParser {
+  private static final Pattern NAME =
+      Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?");
+  private static final Pattern DNS_SUBDOMAIN =
+      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  private static final Pattern INTEGER = Pattern.compile("-?[0-9]+");
   private final String text;
   private int pos;
 
@@ -38,10 +47,10 @@ final class LabelSelectorParser {
     skipSpaces();
     if (peek('!')) {
       pos++;
-      String key = parseWord("label key");
+      String key = parseKey();
       return new LabelRequirement(key, LabelRequirement.Operator.NOT_EXISTS, Set.of());
     }
-    String key = parseWord("label key");
+    String key = parseKey();
     skipSpaces();
     if (pos == text.length() || peek(',')) {
       return new LabelRequirement(key, LabelRequirement.Operator.EXISTS, Set.of());
@@ -59,6 +68,19 @@ final class LabelSelectorParser {
       }
       return new LabelRequirement(
           key, LabelRequirement.Operator.EQUALS, Set.of(parseOptionalWord()));
+    }
+    if (peek('>') || peek('<')) {
+      LabelRequirement.Operator comparison =
+          peek('>') ? LabelRequirement.Operator.GREATER_THAN : LabelRequirement.Operator.LESS_THAN;
+      pos++;
+      skipSpaces();
+      int valueStart = pos;
+      String value = parseWord("integer");
+      // The apiserver wants a label value as well as an integer ("n>-5" is refused).
+      if (!NAME.matcher(value).matches() || !INTEGER.matcher(value).matches()) {
+        throw error("'" + value + "' is not an integer label value", valueStart);
+      }
+      return new LabelRequirement(key, comparison, Set.of(value));
     }
     int operatorStart = pos;
     String operator = parseWord("operator");
@@ -79,7 +101,8 @@ final class LabelSelectorParser {
     pos++;
     Set<String> values = new HashSet<>();
     while (true) {
-      values.add(parseWord("value"));
+      // "in ()" and "in (,a)" hold the empty value, as in Kubernetes.
+      values.add(parseOptionalWord());
       skipSpaces();
       if (peek(')')) {
         pos++;
@@ -89,14 +112,37 @@ final class LabelSelectorParser {
     }
   }
 
-  /** A value after '=' or '!=', which Kubernetes allows to be empty. */
+  /** A value after '=' or '!=' or in a set, which Kubernetes allows to be empty. */
   private String parseOptionalWord() {
     skipSpaces();
     int start = pos;
     while (pos < text.length() && isWordChar(text.charAt(pos))) {
       pos++;
     }
-    return text.substring(start, pos);
+    String value = text.substring(start, pos);
+    if (!value.isEmpty() && !NAME.matcher(value).matches()) {
+      throw error("invalid label value '" + value + "' (at most 63 characters: letters, digits, "
+          + "'-', '_' and '.', starting and ending with a letter or digit)", start);
+    }
+    return value;
+  }
+
+  private String parseKey() {
+    skipSpaces();
+    int start = pos;
+    String key = parseWord("label key");
+    int slash = key.lastIndexOf('/');
+    String prefix = slash < 0 ? null : key.substring(0, slash);
+    String name = key.substring(slash + 1);
+    boolean valid = NAME.matcher(name).matches()
+        && (prefix == null
+            || (prefix.length() <= 253 && DNS_SUBDOMAIN.matcher(prefix).matches()));
+    if (!valid) {
+      throw error("invalid label key '" + key + "' (an optional DNS subdomain prefix and '/', "
+          + "then at most 63 characters: letters, digits, '-', '_' and '.', starting and ending "
+          + "with a letter or digit)", start);
+    }
+    return key;
   }
 
   private String parseWord(String what) {

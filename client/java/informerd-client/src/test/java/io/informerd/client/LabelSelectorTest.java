@@ -80,8 +80,11 @@ public class LabelSelectorTest {
     assertTrue(e.getMessage(), e.getMessage().contains("expected '(' after 'in'"));
     e = assertThrows(IllegalArgumentException.class, () -> LabelSelector.parse("a foo (b)"));
     assertTrue(e.getMessage(), e.getMessage().contains("unknown operator 'foo'"));
-    e = assertThrows(IllegalArgumentException.class, () -> LabelSelector.parse("a in ()"));
-    assertTrue(e.getMessage(), e.getMessage().contains("expected value, found ')' at 6"));
+    e = assertThrows(IllegalArgumentException.class, () -> LabelSelector.parse("a in (b,-c)"));
+    assertTrue(e.getMessage(), e.getMessage().contains("invalid label value '-c'"));
+    assertTrue(e.getMessage(), e.getMessage().contains(" at 8 "));
+    e = assertThrows(IllegalArgumentException.class, () -> LabelSelector.parse("a>x"));
+    assertTrue(e.getMessage(), e.getMessage().contains("'x' is not an integer label value"));
     assertThrows(IllegalArgumentException.class, () -> LabelSelector.parse("a b"));
     assertThrows(IllegalArgumentException.class, () -> LabelSelector.parse("a in (b"));
     assertThrows(IllegalArgumentException.class, () -> LabelSelector.parse("!"));
