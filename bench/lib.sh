@@ -24,6 +24,18 @@ bench::clientgo_binary() {
   echo "$binary"
 }
 
+# Prints the path of bench/adoption's program (client/go's adapters and
+# today's controller-runtime, from its go.mod), built every time: go build
+# is incremental, and the adapter it links (client/go, by a replace) changes
+# under it, e.g. in the encoding it asks informerd for.
+bench::adoption_binary() {
+  local binary="$INFORMERD_CACHE/bench-bin/informerd-adoption-bench"
+  mkdir -p "$(dirname "$binary")"
+  (cd "$INFORMERD_ROOT/bench/adoption" && GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=0 \
+    go build -o "$binary" .) >&2
+  echo "$binary"
+}
+
 # Sets run_dir to a new temporary directory and informerd_pid to none; on
 # exit, stops the informerd of informerd_pid (when one is set), gives the
 # control plane every CPU again (when bench::pin_control_plane took some)

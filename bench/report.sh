@@ -8,6 +8,7 @@
 #   token_flood.out  bench/token_flood.sh
 #   coldsync.out, coldsync-large.out
 #                    bench/coldsync.sh at two object counts (10k, and more)
+#   adoption.out     bench/adoption.sh (its medians tables)
 # A missing file skips its plots. Writes PNGs to OUT_DIR:
 #   fanout-search.png  p99 against deliveries/s as the rate rises, informerd,
 #                      the gRPC probe (alone and under informerd's writes)
@@ -21,6 +22,9 @@
 #   coldsync-time.png  time to synced, informerd, client-go (protobuf) and
 #                      client-go reading JSON, per resource and count (medians)
 #   coldsync-memory.png steady RSS per object, the same caches
+#   adoption-ratios.png informerd/direct per controller configuration (time
+#                      to synced, CPU to synced, CPU per update, max RSS)
+#                      and the ten controllers' total CPU, with the targets
 # Needs gnuplot (Debian's gnuplot-nox, installed on first use).
 #
 # Usage: bench/report.sh [RESULTS_DIR (bench/results)] [OUT_DIR (docs/img)]
@@ -179,4 +183,29 @@ if ((${#coldsync_outputs[@]} > 0)); then
   plot coldsync-memory "set title 'Cold sync against kube-apiserver 1.37: steady RSS per object (median)';
     set key below; set datafile separator '\t'; set ylabel 'bytes per object'; set yrange [0:*]; set style fill solid 0.6; set boxwidth 0.25;
     set xrange [0.4:$slots + 0.6]; plot '$data/coldsync-memory-slots.tsv' $bars"
+fi
+
+if [[ -f "$results/adoption.out" ]]; then
+  # The medians rows: controller, shape, then ratio cells ending in x; the
+  # ten controllers' row: its setup and the total CPU ratio (7th cell).
+  rows "$results/adoption.out" | awk -F'\t' '
+    function r(c) { sub(/x$/, "", c); return c }
+    $1 ~ /^(controller-runtime|client-go)$/ && $4 ~ /x$/ {
+      printf "%d\t%s %s\t%s\t%s\t%s\t%s\t-\n", ++n, $1, $2, r($4), r($6), r($8), r($9) }
+    $1 ~ / x / && $7 ~ /x$/ {
+      printf "%d\t%s, all processes\t-\t-\t-\t-\t%s\n", ++n, $1, r($7) }' >"$data/adoption.tsv"
+  if [[ -s "$data/adoption.tsv" ]]; then
+    slots="$(wc -l <"$data/adoption.tsv")"
+    plot adoption-ratios "set title 'Adoption: informerd / direct, medians (dashed 1.0x; dotted 0.8x, the CPU target, typed)';
+      set key below; set datafile separator '\t'; set datafile missing '-'; set ylabel 'informerd / direct';
+      set yrange [0:*]; set style fill solid 0.6; set boxwidth 0.15; set xtics rotate by -20;
+      set xrange [0.4:$slots + 0.6];
+      set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2;
+      set arrow from graph 0, first 0.8 to graph 1, first 0.8 nohead dt 3;
+      plot '$data/adoption.tsv' using (\$1 - 0.3):3:xtic(2) with boxes title 'time to synced',
+        '' using (\$1 - 0.15):4 with boxes title 'controller CPU to synced',
+        '' using 1:5 with boxes title 'controller CPU per update',
+        '' using (\$1 + 0.15):6 with boxes title 'max RSS',
+        '' using (\$1 + 0.3):7 with boxes title 'total CPU, all processes (target 0.5x)'"
+  fi
 fi

@@ -4,7 +4,7 @@
 # Writes a JUnit report with one testcase per benchmark.
 #
 # Usage: bench/smoke.sh [--junit PATH]
-# The ingest, fan-out, cold-sync and read benchmarks need the control plane of
+# The ingest, fan-out, cold-sync, read and adoption benchmarks need the control plane of
 # `hack/control-plane.sh env`; without a running one their testcases fail.
 # The tiers benchmark also needs root (network namespaces) and iproute2.
 set -uo pipefail
@@ -83,6 +83,12 @@ run read_benchmark '^\| get \| informerd \| 10 \| max \|
 ^\| get \| informerd \(open loop, 1 client thread\) \| 10 \| 200 \|
 ^\| list_label \| apiserver \(watch cache, RV=0\) \| 1 \|
 ^\| list_index \| 1 \| apiserver \(etcd, no RV\) \|' bench/read.sh --quick
+run adoption '^\| 1 \| controller-runtime \| typed \| direct \| apiserver:
+^\| 1 \| controller-runtime \| typed \| informerd \| informerd:requested=
+^\| 1 \| client-go \| metadata \| informerd \|
+^\| controller-runtime \| typed \| [0-9.]+ / [0-9.]+ \| [0-9.]+x \|
+^\| 2 x controller-runtime:typed \| [0-9.]+ / [0-9.]+ \| [0-9.]+x \|
+^Go adapter encoding \(through informerd\): ' bench/adoption.sh --quick
 
 failed=0
 for i in "${!names[@]}"; do
