@@ -440,8 +440,8 @@ func startFlood(s settings) (*exec.Cmd, *bytes.Buffer, error) {
 		args = append(args, s.floodVia[1:]...)
 	}
 	args = append(args, "-flood-only", "-address", s.address, "-connections", strconv.Itoa(s.connections),
-		"-duration", s.flood.String(), "-path", s.path, "-tls=" + strconv.FormatBool(s.useTLS),
-		"-with-body=" + strconv.FormatBool(s.withBody), "-flood-bind", strings.Join(s.floodBind, ","), "-batch", strconv.Itoa(s.batch), "-gap", s.gap.String())
+		"-duration", s.flood.String(), "-path", s.path, "-tls="+strconv.FormatBool(s.useTLS),
+		"-with-body="+strconv.FormatBool(s.withBody), "-flood-bind", strings.Join(s.floodBind, ","), "-batch", strconv.Itoa(s.batch), "-gap", s.gap.String())
 	if s.floodNice != 0 {
 		args = append([]string{"nice", "-n", strconv.Itoa(s.floodNice)}, args...)
 	}

@@ -41,8 +41,8 @@ func benchPod(i int) *corev1.Pod {
 			ResourceVersion: fmt.Sprint(1000 + i), CreationTimestamp: now, Labels: map[string]string{"app": "web", "pod-template-hash": "abc123"},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-abc123", UID: "u", Controller: new(true)}}},
 		Spec: corev1.PodSpec{
-			Containers: []corev1.Container{container("app"), container("sidecar")},
-			Volumes:    []corev1.Volume{{Name: "token", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token", ExpirationSeconds: new(int64(3607))}}}}}}},
+			Containers:  []corev1.Container{container("app"), container("sidecar")},
+			Volumes:     []corev1.Volume{{Name: "token", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token", ExpirationSeconds: new(int64(3607))}}}}}}},
 			Tolerations: []corev1.Toleration{{Key: "node.kubernetes.io/not-ready", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: new(int64(300))}},
 			NodeName:    "node-1", ServiceAccountName: "default", RestartPolicy: corev1.RestartPolicyAlways, DNSPolicy: corev1.DNSClusterFirst,
 		},

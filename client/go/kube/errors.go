@@ -14,6 +14,9 @@ import (
 	"google.golang.org/grpc/status"
 )
 
+// The op of a watch whose stream had delivered events when it failed.
+const opWatchRunning = "watch"
+
 // apiError turns an error from an informerd call into what the apiserver
 // would have answered, so that client-go's error handling (the Reflector's
 // relist on 410 Expired above all) applies unchanged. Context errors pass
@@ -31,11 +34,20 @@ func apiError(op string, resource schema.GroupResource, err error) error {
 	}
 	msg := fmt.Sprintf("informerd %s %s: %s", op, resource.String(), st.Message())
 	switch st.Code() {
-	case codes.OutOfRange, codes.ResourceExhausted:
-		// Both mean "this resume point is gone, relist": a too old
-		// resourceVersion or continue token, or a watcher cut off for
-		// lagging behind the server's history.
+	case codes.OutOfRange:
+		// A too old resourceVersion or continue token: relist.
 		return apierrors.NewResourceExpired(msg)
+	case codes.ResourceExhausted:
+		// A running watch cut off (it fell behind the history, or stopped
+		// reading) has lost its resume point: relist. A call refused
+		// before it started (the caller's rate, concurrency or
+		// initial-events budget) is the apiserver's 429: client-go backs
+		// off before it tries again, where a 410 would make it relist at
+		// once, and be refused again, many times a second.
+		if op == opWatchRunning {
+			return apierrors.NewResourceExpired(msg)
+		}
+		return apierrors.NewTooManyRequests(msg, 1)
 	case codes.NotFound:
 		return &apierrors.StatusError{ErrStatus: metav1.Status{
 			Status: metav1.StatusFailure, Code: http.StatusNotFound, Reason: metav1.StatusReasonNotFound,

@@ -44,7 +44,8 @@ func TestErrorsMapToTheAPIServersEquivalents(t *testing.T) {
 		name  string
 	}{
 		{codes.OutOfRange, apierrors.IsResourceExpired, "IsResourceExpired"},
-		{codes.ResourceExhausted, apierrors.IsResourceExpired, "IsResourceExpired"},
+		// Refused before it started: back off, do not relist.
+		{codes.ResourceExhausted, apierrors.IsTooManyRequests, "IsTooManyRequests"},
 		{codes.NotFound, apierrors.IsNotFound, "IsNotFound"},
 		{codes.PermissionDenied, apierrors.IsForbidden, "IsForbidden"},
 		{codes.Unauthenticated, apierrors.IsUnauthorized, "IsUnauthorized"},
@@ -133,6 +134,28 @@ func TestListRefusesExactResourceVersionMatch(t *testing.T) {
 	_, err := lw.ListWithContext(context.Background(), metav1.ListOptions{ResourceVersion: "5", ResourceVersionMatch: metav1.ResourceVersionMatchExact})
 	if !apierrors.IsBadRequest(err) {
 		t.Errorf("%v, want BadRequest", err)
+	}
+}
+
+// A watch cut off after it delivered events (it fell behind informerd's
+// history) has lost its resume point: 410, so that client-go relists.
+func TestAWatchCutOffWhileRunningIsExpired(t *testing.T) {
+	server := &fakeServer{watches: []watchScript{{
+		events: []*informerdv1.WatchEvent{{Type: informerdv1.WatchEvent_MODIFIED, Object: object("ns", "p1", "9"), ResourceVersion: "9"}},
+		err:    status.Error(codes.ResourceExhausted, "watcher fell behind the event history; resume from resource_version 9 or relist"),
+	}}}
+	lw, _ := NewListerWatcher(serve(t, server), podsGVR, &corev1.Pod{})
+	w, err := lw.WatchWithContext(context.Background(), metav1.ListOptions{ResourceVersion: "7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if ev := next(t, w); ev.Type != watch.Modified {
+		t.Fatalf("first event %v, want MODIFIED", ev.Type)
+	}
+	ev := next(t, w)
+	if werr := apierrors.FromObject(ev.Object); ev.Type != watch.Error || !apierrors.IsResourceExpired(werr) {
+		t.Errorf("event %v %v, want an ERROR that is IsResourceExpired", ev.Type, werr)
 	}
 }
 

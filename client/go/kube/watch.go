@@ -164,7 +164,11 @@ func (w *watcher) run(ctx context.Context, lw *ListerWatcher, plan *watchPlan) {
 			}
 			continue
 		}
-		w.send(ctx, watch.Event{Type: watch.Error, Object: statusOf(lw.wrap("watch", err))})
+		op := opWatchRunning
+		if !state.received {
+			op = "watch start"
+		}
+		w.send(ctx, watch.Event{Type: watch.Error, Object: statusOf(lw.wrap(op, err))})
 		return
 	}
 }
