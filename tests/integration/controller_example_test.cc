@@ -83,10 +83,13 @@ TEST(ControllerExample, ReconcilesEveryConfigMapWithALateHandlerResyncAndASlowHa
   InProcessServer server({config::ResourceConfig{.resource = "configmaps", .namespace_ = ns},
                           config::ResourceConfig{.resource = "secrets", .namespace_ = ns}});
   server.WaitSynced();
-  CreateSecret(ns, "s1");
+  std::string s1 = CreateSecret(ns, "s1");
   std::string c1 = CreateConfigMap(ns, "c1", {{"secret", "s1"}});
   std::string c2 = CreateConfigMap(ns, "c2", {{"secret", "s2"}});
   std::string c3 = CreateConfigMap(ns, "c3", {});
+  // The server synced before these existed; the initial state must hold them.
+  server.WaitForVersion("secrets", s1);
+  server.WaitForVersion("configmaps", c3);
 
   client::SharedInformerFactory factory(
       grpc::CreateChannel(absl::StrCat("127.0.0.1:", server.port()),

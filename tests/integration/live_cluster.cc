@@ -244,4 +244,14 @@ void InProcessServer::WaitSynced() {
   }
 }
 
+void InProcessServer::WaitForVersion(const std::string& resource, const std::string& version) {
+  for (service::ServedResource* served : registry().all()) {
+    if (served->info.resource != resource) continue;
+    ASSERT_TRUE(served->informer->WaitForVersion(std::stoull(version), absl::Seconds(60)))
+        << served->DisplayName() << " did not reach version " << version;
+    return;
+  }
+  FAIL() << resource << " is not served";
+}
+
 }  // namespace informerd::testing

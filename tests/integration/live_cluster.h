@@ -109,6 +109,10 @@ class InProcessServer {
   Server& server() { return *server_; }
   // Blocks until every resource is synced.
   void WaitSynced();
+  // Blocks until `resource` (plural name) has taken in the apiserver's
+  // write at `version`: an object created after the server started is in
+  // what informerd serves only then.
+  void WaitForVersion(const std::string& resource, const std::string& version);
 
  private:
   std::unique_ptr<Server> server_;

@@ -55,8 +55,7 @@ TEST_F(MetricsTest, InitialStatesCountListsAndRelistsButNotResumes) {
   // the resumed watch below would see it instead of "b".
   const std::string a = CreateConfigMap(ns_, "a", {});
   server_.WaitSynced();
-  ASSERT_TRUE(server_.registry().all().front()->informer->WaitForVersion(std::stoull(a),
-                                                                         absl::Seconds(30)));
+  server_.WaitForVersion("configmaps", a);
   EXPECT_EQ(InitialStates(), 0);
 
   // A WatchList: the state, its end bookmark, the version to resume from.
