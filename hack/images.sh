@@ -175,6 +175,13 @@ build_informerd() {
   [[ -n "$version" ]] || informerd::die "no appVersion in charts/informerd/Chart.yaml"
   local ignore="$INFORMERD_ROOT/deploy/Dockerfile.dockerignore"
   mkdir -p "$INFORMERD_CACHE/bazel-disk"
+  # The build inside the image reaches no HTTPS that this machine trusts
+  # (it may trust a TLS-intercepting CA the image does not have), so the
+  # downloads it needs by checksum (the Kubernetes .proto schemas,
+  # bazel/kube_proto.bzl) come from the repository cache under the mounted
+  # directory (.bazelrc), filled here.
+  (cd "$INFORMERD_ROOT" && bazel sync --only=kube_proto) >"$image_dir/kube-proto-sync.log" 2>&1 ||
+    informerd::die "fetching the Kubernetes .proto schemas failed (log: $image_dir/kube-proto-sync.log)"
   informerd_ref="docker.io/library/informerd:$version"
   build_dockerfile informerd "$informerd_ref" "$INFORMERD_ROOT" \
     "$INFORMERD_ROOT/deploy/Dockerfile" "$(context_hash "$INFORMERD_ROOT" "$ignore")" \
