@@ -112,6 +112,11 @@ absl::Status Server::MakeAuthorizer() {
         std::make_unique<auth::KubeReviewer>(review_client_.get(), config.auth.token_audiences);
     reviewer_ = own_reviewer_.get();
   }
+  counting_reviewer_ = std::make_unique<auth::CountingReviewer>(
+      reviewer_, [this](std::string_view kind, std::string_view outcome) {
+        metrics_.ReviewSent(kind, outcome);
+      });
+  reviewer_ = counting_reviewer_.get();
   auth::AuthorizerOptions authorizer_options;
   authorizer_options.token_ttl = config.auth.token_ttl;
   authorizer_options.decision_ttl = config.auth.decision_ttl;

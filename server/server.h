@@ -31,6 +31,7 @@
 #include "absl/synchronization/mutex.h"
 #include "server/admin/admin_server.h"
 #include "server/auth/authorizer.h"
+#include "server/auth/counting_reviewer.h"
 #include "server/auth/reviewer.h"
 #include "server/config/config.h"
 #include "server/kube/kubeconfig.h"
@@ -105,6 +106,8 @@ class Server {
   std::unique_ptr<service::Upstream> own_upstream_;
   std::unique_ptr<kube::RestClient> review_client_;
   std::unique_ptr<auth::Reviewer> own_reviewer_;
+  // Around whichever reviewer is used: informerd_apiserver_reviews_total.
+  std::unique_ptr<auth::CountingReviewer> counting_reviewer_;
   service::Upstream* upstream_ = nullptr;
   auth::Reviewer* reviewer_ = nullptr;
   std::unique_ptr<auth::Authorizer> authorizer_;

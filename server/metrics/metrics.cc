@@ -49,7 +49,12 @@ Metrics::Metrics()
                              .Name("informerd_requests_rejected_total")
                              .Help("Calls refused before they ran, by method and reason "
                                    "(authentication, authorization, concurrency limits).")
-                             .Register(*registry_)) {}
+                             .Register(*registry_)),
+      reviews_(prometheus::BuildCounter()
+                   .Name("informerd_apiserver_reviews_total")
+                   .Help("TokenReviews and SubjectAccessReviews informerd asked the API server "
+                         "for, by kind and outcome (answers from informerd's caches not counted).")
+                   .Register(*registry_)) {}
 
 void Metrics::ObserveRpc(const std::string& method, const std::string& code, double seconds) {
   rpcs_.Add({{"method", method}, {"code", code}}).Increment();
@@ -76,6 +81,10 @@ void Metrics::ObserveDispatchLatency(double seconds) { dispatch_latency_.Observe
 
 void Metrics::RequestRejected(const std::string& method, const std::string& reason) {
   requests_rejected_.Add({{"method", method}, {"reason", reason}}).Increment();
+}
+
+void Metrics::ReviewSent(std::string_view kind, std::string_view outcome) {
+  reviews_.Add({{"kind", std::string(kind)}, {"outcome", std::string(outcome)}}).Increment();
 }
 
 }  // namespace informerd::metrics

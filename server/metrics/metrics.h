@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
@@ -40,6 +41,9 @@ class Metrics {
   // "permission_denied", "auth_unavailable", "identity_limit",
   // "global_limit".
   void RequestRejected(const std::string& method, const std::string& reason);
+  // A review informerd asked the API server for (auth::CountingReviewer's
+  // kinds and outcomes).
+  void ReviewSent(std::string_view kind, std::string_view outcome);
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
@@ -51,6 +55,7 @@ class Metrics {
   prometheus::Family<prometheus::Counter>& events_dispatched_;
   prometheus::Histogram& dispatch_latency_;
   prometheus::Family<prometheus::Counter>& requests_rejected_;
+  prometheus::Family<prometheus::Counter>& reviews_;
 };
 
 }  // namespace informerd::metrics
