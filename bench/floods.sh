@@ -17,7 +17,7 @@
 #   --quick  each flood's short form (what bench/smoke.sh runs)
 # Runs against the control plane of `hack/control-plane.sh env`; the http2
 # flood needs bazel-bin/server/informerd and bazel-bin/client/cpp/informerctl
-# (built here) and haproxy (hack/deps.txt).
+# (built here) and HAProxy 3.0 (hack/haproxy.sh, run by tests/flood).
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
 cd "$INFORMERD_ROOT"

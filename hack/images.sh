@@ -60,7 +60,8 @@ digest() { sha256sum | cut -c1-64; }
 
 # Prints a hash over the files of a build context: every file of DIR that
 # git tracks or would track, less those matching the ignore file's patterns
-# (directory prefixes and globs, as deploy/Dockerfile.dockerignore uses).
+# (directory prefixes and globs, as deploy/Dockerfile.dockerignore uses; the
+# last matching line decides, and a "!" line takes a path back).
 # Usage: context_hash DIR IGNORE_FILE
 context_hash() {
   local dir="$1" ignore="$2"
@@ -75,7 +76,12 @@ for path in sys.stdin.read().split("\0"):
         continue
     parts = path.split("/")
     prefixes = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
-    if any(fnmatch.fnmatch(p, pat) for p in prefixes for pat in patterns):
+    ignored = False
+    for pattern in patterns:
+        keep = pattern.startswith("!")
+        if any(fnmatch.fnmatch(p, pattern.lstrip("!")) for p in prefixes):
+            ignored = not keep
+    if ignored:
         continue
     print(path)
 ' "$ignore" | sort | while IFS= read -r file; do

@@ -242,6 +242,11 @@ def check_proxy(r):
     for want in ("option http-buffer-request", "tcp-request connection track-sc0 src",
                  "tcp-request connection reject if { sc_conn_cur(0) gt 16 }",
                  "http-request deny deny_status 429 if { sc_http_req_rate(0) gt 250 }",
+                 # HAProxy 3.0's glitch limits: a rapid-reset flood ends its
+                 # connection, and its address's next ones are refused.
+                 "tune.h2.fe.glitches-threshold 100", "tune.h2.fe.max-total-streams 1000",
+                 "tcp-request connection reject if { sc_conn_rate(0) gt 10 }",
+                 "tcp-request connection reject if { sc_glitch_rate(0) gt 200 }",
                  "http-request set-header x-forwarded-for %[src]",
                  # A reload's previous workers end within this: bounded memory.
                  "hard-stop-after 600s"):

@@ -4,15 +4,16 @@
 # informerd run with the Deployment's own flags on 127.0.0.1, and HAProxy
 # with the chart's haproxy.cfg in front of it, terminating TLS with the
 # chart's generated certificate (tests/chart/local_command.py maps ports
-# and paths). bench/rapidreset floods the proxy's port from another
-# address (127.0.0.2) while a cached legitimate caller (a token, over TLS)
-# Lists 100 ConfigMaps; each flood case asserts that informerd's peak VmRSS
-# during and after the flood stays within 1.2x its VmRSS before, and that
+# and paths), HAProxy 3.0 as the image carries it (hack/haproxy.sh).
+# bench/rapidreset floods the proxy's port from another address
+# (127.0.0.2) while a cached legitimate caller (a token, over TLS) Lists
+# 100 ConfigMaps; each flood case asserts that informerd's peak VmRSS
+# during and after the flood stays within 1.2x its VmRSS before, that
 # every List of the caller during and after the flood is answered within
-# its 5 s deadline. The caller's p99 before, during and after is printed
-# (docs/SECURITY.md has the measured ratios): the issue's bound of 2x is not
-# asserted, as it does not hold on this shared 2-core machine, where the
-# flood's frames cost the proxy CPU the caller's requests wait for.
+# its 5 s deadline, and that the caller's List p99 during and after stays
+# within 2x its p99 before (issue 26; docs/SECURITY.md has the measured
+# ratios). With Debian 12's HAProxy 2.6, which cannot end a connection
+# for its resets, the p99 rose x15 to x31 on a quiet machine.
 #
 # Cases (one JUnit test case each):
 #   resets right after HEADERS   streams reset the moment they open
@@ -34,7 +35,7 @@
 #
 # Needs the control plane of the environment (eval "$(hack/control-plane.sh
 # env)"), bazel-bin/server/informerd and bazel-bin/client/cpp/informerctl,
-# haproxy (hack/deps.txt), and Go for bench/rapidreset.
+# patchelf for hack/haproxy.sh (hack/deps.txt), and Go for bench/rapidreset.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../hack/lib.sh"
 
@@ -59,7 +60,9 @@ done
 for file in "$informerd_bin" "$informerctl_bin"; do
   [[ -x "$file" ]] || informerd::die "$file is missing: bazel build //server:informerd //client/cpp:informerctl"
 done
-command -v haproxy >/dev/null || informerd::die "haproxy is not installed (hack/deps.txt)"
+haproxy_bin="$("$INFORMERD_ROOT/hack/haproxy.sh")" || informerd::die "getting HAProxy 3.0 failed (hack/haproxy.sh)"
+# deploy/informerd-proxy runs the haproxy on PATH, as in the image.
+PATH="$(dirname "$haproxy_bin"):$PATH"
 
 work="$(mktemp -d)"
 readonly work pid_dir="$work/pids" log_dir="$work/logs"
@@ -163,7 +166,7 @@ flood_case() {
       -namespace "$namespace" -pid "$(informerd::component_pid informerd)" \
       -duration "${duration}s" -window "${duration}s" -connections 50 \
       -flood-bind 127.0.0.2 -flood-nice 19 \
-      -max-rss-ratio 1.2 -no-failed-lists "$@" >>"$log" 2>&1; then
+      -max-rss-ratio 1.2 -max-p99-ratio 2 -no-failed-lists "$@" >>"$log" 2>&1; then
       cat "$log"
       record "$name" "$((SECONDS - start))"
       return

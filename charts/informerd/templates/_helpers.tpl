@@ -423,6 +423,8 @@ global
   hard-stop-after {{ int .Values.proxy.drainAfterReloadSeconds }}s
   ssl-load-extra-del-ext
   log stderr format raw local0 warning
+  tune.h2.fe.glitches-threshold {{ int .Values.proxy.glitchesPerConnection }}
+  tune.h2.fe.max-total-streams {{ int .Values.proxy.streamsPerConnection }}
 
 defaults
   mode http
@@ -439,9 +441,11 @@ frontend grpc
   {{- else }}
   bind :{{ .Values.ports.grpc }} proto h2
   {{- end }}
-  stick-table type ipv6 size 100k expire 60s store conn_cur,http_req_rate(1s)
+  stick-table type ipv6 size 100k expire 60s store conn_cur,conn_rate(1s),http_req_rate(1s),glitch_rate(10s)
   tcp-request connection track-sc0 src
   tcp-request connection reject if { sc_conn_cur(0) gt {{ int .Values.proxy.perAddress.maxConnections }} }
+  tcp-request connection reject if { sc_conn_rate(0) gt {{ int .Values.proxy.perAddress.connectionsPerSecond }} }
+  tcp-request connection reject if { sc_glitch_rate(0) gt {{ int .Values.proxy.perAddress.glitchesPer10Seconds }} }
   http-request deny deny_status 429 if { sc_http_req_rate(0) gt {{ int .Values.proxy.perAddress.requestsPerSecond }} }
   http-request set-header x-forwarded-for %[src]
   default_backend informerd
