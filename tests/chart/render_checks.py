@@ -244,7 +244,7 @@ def check_proxy(r):
                  "http-request deny deny_status 429 if { sc_http_req_rate(0) gt 250 }",
                  # HAProxy 3.0's glitch limits: a rapid-reset flood ends its
                  # connection, and its address's next ones are refused.
-                 "tune.h2.fe.glitches-threshold 100", "tune.h2.fe.max-total-streams 1000",
+                 "tune.h2.fe.glitches-threshold 100", "tune.h2.fe.max-total-streams 200",
                  "tcp-request connection reject if { sc_conn_rate(0) gt 10 }",
                  "tcp-request connection reject if { sc_glitch_rate(0) gt 200 }",
                  "http-request set-header x-forwarded-for %[src]",
