@@ -11,7 +11,7 @@
 # Usage: bench/admin_flood.sh [--quick]
 #   --quick  200 connections for 5 s (the smoke run)
 # Settings (environment): ADMIN_CONNECTIONS (1000), ADMIN_POSTS (2),
-#   ADMIN_SECONDS (30), ADMIN_GRPC_PORT (50079), ADMIN_HTTP_PORT (8079)
+#   ADMIN_SECONDS (30), ADMIN_GRPC_PORT (20079), ADMIN_HTTP_PORT (8079)
 # Runs against the control plane of `hack/control-plane.sh env`.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
@@ -21,7 +21,7 @@ cd "$INFORMERD_ROOT"
 connections="${ADMIN_CONNECTIONS:-1000}"
 posts="${ADMIN_POSTS:-2}"
 seconds="${ADMIN_SECONDS:-30}"
-grpc_port="${ADMIN_GRPC_PORT:-50079}"
+grpc_port="${ADMIN_GRPC_PORT:-20079}"
 http_port="${ADMIN_HTTP_PORT:-8079}"
 if [[ "${1:-}" == "--quick" ]]; then
   connections=200 seconds=5

@@ -13,7 +13,7 @@
 # Usage: bench/backfill_flood.sh [--quick]
 #   --quick  500 pods, 5 rounds (the smoke run)
 # Settings (environment): BACKFILL_PODS (10000), BACKFILL_ROUNDS (10),
-#   BACKFILL_GRPC_PORT (50078), BACKFILL_HTTP_PORT (8078),
+#   BACKFILL_GRPC_PORT (20078), BACKFILL_HTTP_PORT (8078),
 #   BACKFILL_BIN (a bazel-bin holding server/informerd, to measure another
 #   build; default: this tree's, built -c opt)
 # Runs against the control plane of `hack/control-plane.sh env`.
@@ -24,7 +24,7 @@ cd "$INFORMERD_ROOT"
 
 pods="${BACKFILL_PODS:-10000}"
 rounds="${BACKFILL_ROUNDS:-10}"
-grpc_port="${BACKFILL_GRPC_PORT:-50078}"
+grpc_port="${BACKFILL_GRPC_PORT:-20078}"
 http_port="${BACKFILL_HTTP_PORT:-8078}"
 if [[ "${1:-}" == "--quick" ]]; then
   pods=500 rounds=5

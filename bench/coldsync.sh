@@ -29,7 +29,7 @@
 #   --quick  200 ConfigMaps, one round, STEADY 1 s (the smoke run)
 # Settings (environment): COLDSYNC_COUNT (10000), COLDSYNC_RESOURCES
 #   ("configmaps pods"), COLDSYNC_ROUNDS (5), COLDSYNC_STEADY (5),
-#   COLDSYNC_GRPC_PORT (50073), COLDSYNC_HTTP_PORT (8073),
+#   COLDSYNC_GRPC_PORT (20073), COLDSYNC_HTTP_PORT (8073),
 #   COLDSYNC_INFORMERD_FLAGS (more informerd flags, e.g. --upstream-list=paged)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
@@ -38,7 +38,7 @@ cd "$INFORMERD_ROOT"
 
 count="${COLDSYNC_COUNT:-10000}"
 resources="${COLDSYNC_RESOURCES:-configmaps pods}"
-grpc_port="${COLDSYNC_GRPC_PORT:-50073}"
+grpc_port="${COLDSYNC_GRPC_PORT:-20073}"
 http_port="${COLDSYNC_HTTP_PORT:-8073}"
 steady="${COLDSYNC_STEADY:-5}"
 rounds="${COLDSYNC_ROUNDS:-5}"

@@ -15,8 +15,8 @@
 #
 # Usage: bench/fanout.sh [--quick]
 #   --quick  one short row per target, no search (the smoke run)
-# Settings (environment): FANOUT_GRPC_PORT (50071), FANOUT_HTTP_PORT (8071),
-#   FANOUT_PROBE_PORT (50072), FANOUT_WATCHERS ("100 1000"), FANOUT_RATE (20),
+# Settings (environment): FANOUT_GRPC_PORT (20071), FANOUT_HTTP_PORT (8071),
+#   FANOUT_PROBE_PORT (20072), FANOUT_WATCHERS ("100 1000"), FANOUT_RATE (20),
 #   FANOUT_SECONDS (10), FANOUT_WIDE ("10000:2": informerd and probe rows with
 #   WATCHERS:EVENTS_PER_SECOND, too many watchers for direct apiserver watches),
 #   FANOUT_SEARCH_WATCHERS (1000),
@@ -32,9 +32,9 @@ cd "$INFORMERD_ROOT"
 
 quick=false
 [[ "${1:-}" == "--quick" ]] && quick=true
-grpc_port="${FANOUT_GRPC_PORT:-50071}"
+grpc_port="${FANOUT_GRPC_PORT:-20071}"
 http_port="${FANOUT_HTTP_PORT:-8071}"
-probe_port="${FANOUT_PROBE_PORT:-50072}"
+probe_port="${FANOUT_PROBE_PORT:-20072}"
 search_watchers="${FANOUT_SEARCH_WATCHERS:-1000}"
 search_rates="${FANOUT_SEARCH_RATES-30 40 50 60 70 80 120 160}"
 search_apiserver="${FANOUT_SEARCH_APISERVER-100:20,40,60,80,120,160 1000:2,5,10,20}"

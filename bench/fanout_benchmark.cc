@@ -54,10 +54,10 @@ ABSL_FLAG(int, writers, 0,
 ABSL_FLAG(int, objects, 10, "ConfigMaps patched round-robin");
 ABSL_FLAG(int, object_bytes, 10240, "ConfigMap data size");
 ABSL_FLAG(int, streams_per_connection, 100, "informerd streams per gRPC connection");
-ABSL_FLAG(std::string, informerd_address, "127.0.0.1:50071", "informerd gRPC address");
+ABSL_FLAG(std::string, informerd_address, "127.0.0.1:20071", "informerd gRPC address");
 ABSL_FLAG(std::string, informerd_admin, "http://127.0.0.1:8071", "informerd admin URL");
 ABSL_FLAG(int, informerd_pid, 0, "informerd's pid, for CPU and RSS");
-ABSL_FLAG(std::string, probe_address, "127.0.0.1:50072", "grpc_probe's address");
+ABSL_FLAG(std::string, probe_address, "127.0.0.1:20072", "grpc_probe's address");
 ABSL_FLAG(int, probe_pid, 0, "grpc_probe's pid, for CPU and RSS");
 ABSL_FLAG(double, probe_background_rate, 0,
           "probe rows: writes/s to the apiserver meanwhile (0: none)");

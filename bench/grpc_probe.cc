@@ -35,7 +35,7 @@
 #include "absl/synchronization/mutex.h"
 #include "informerd/v1/informerd.pb.h"
 
-ABSL_FLAG(std::string, address, "127.0.0.1:50072", "gRPC listen address");
+ABSL_FLAG(std::string, address, "127.0.0.1:20072", "gRPC listen address");
 ABSL_FLAG(double, rate, 20, "events per second sent to every stream");
 ABSL_FLAG(int, object_bytes, 10240, "size of the ConfigMap's data value");
 ABSL_FLAG(int, max_queue, 1000, "events queued per stream before it is ended");

@@ -126,7 +126,10 @@ YAML
 # on 127.0.0.1:HTTP_PORT, logging to LOG, with any further FLAGs; sets
 # informerd_pid and returns once /readyz says ok (dies with the log's tail
 # if informerd exits first). With BENCH_INFORMERD_CPUS set (a taskset CPU
-# list), informerd runs on those CPUs only.
+# list), informerd runs on those CPUs only. The scripts' fixed ports (20071
+# and up, 8071 and up) stay below Linux's ephemeral range (32768-60999):
+# there, any outgoing connection's local port could hold one (a bind failed
+# on 50076 so in a full test run).
 # Usage: bench::start_informerd BIN CONFIG GRPC_PORT HTTP_PORT LOG [FLAG...]
 bench::start_informerd() {
   local bin="$1" config="$2" grpc_port="$3" http_port="$4" log="$5"

@@ -23,7 +23,7 @@
 #   and etcd stopped by SIGSTOP, so that informerd has the cores to itself as
 #   on a node of its own; 0: not), READ_SECONDS (5),
 #   READ_INDEX_VALUE (node-7: 1% of the fixture pods), READ_LABEL_SELECTOR (shard=7: 1/64),
-#   READ_GRPC_PORT (50074), READ_HTTP_PORT (8074)
+#   READ_GRPC_PORT (20074), READ_HTTP_PORT (8074)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
 source "$INFORMERD_ROOT/bench/lib.sh"
@@ -40,7 +40,7 @@ open_loop_rates="${READ_OPEN_LOOP_RATES:-1000,5000}"
 paused_control_plane="${READ_PAUSED_CONTROL_PLANE:-1}"
 seconds="${READ_SECONDS:-5}"
 warmup=1
-grpc_port="${READ_GRPC_PORT:-50074}"
+grpc_port="${READ_GRPC_PORT:-20074}"
 http_port="${READ_HTTP_PORT:-8074}"
 if [[ "${1:-}" == "--quick" ]]; then
   count=200 clients=1,10 apiserver_clients=1 apiserver_etcd_clients=1 paced_clients=10

@@ -53,7 +53,7 @@
 #include "bench/proc_stats.h"
 #include "informerd/v1/informerd.grpc.pb.h"
 
-ABSL_FLAG(std::string, informerd_address, "127.0.0.1:50074", "informerd gRPC address");
+ABSL_FLAG(std::string, informerd_address, "127.0.0.1:20074", "informerd gRPC address");
 ABSL_FLAG(int, informerd_pid, 0, "informerd's pid, for CPU per request");
 ABSL_FLAG(int, apiserver_pid, 0, "kube-apiserver's pid, for CPU per request");
 ABSL_FLAG(std::string, index_value, "node-7", "spec.nodeName of list_index");

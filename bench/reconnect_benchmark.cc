@@ -42,7 +42,7 @@
 ABSL_FLAG(int, watchers, 1000, "watch streams cut and resumed");
 ABSL_FLAG(int, streams_per_connection, 100, "streams per gRPC connection");
 ABSL_FLAG(double, rate, 20, "writes per second, before, during and after the storm");
-ABSL_FLAG(std::string, informerd_address, "127.0.0.1:50074", "informerd gRPC address");
+ABSL_FLAG(std::string, informerd_address, "127.0.0.1:20074", "informerd gRPC address");
 ABSL_FLAG(std::string, informerd_admin, "http://127.0.0.1:8074", "informerd admin URL");
 ABSL_FLAG(int, informerd_pid, 0, "informerd's pid, for RSS");
 ABSL_FLAG(bool, header, false, "print the table header first");

@@ -12,7 +12,7 @@
 # Usage: bench/restart.sh [--quick]
 #   --quick  100 watchers (the smoke run)
 # Settings (environment): RESTART_WATCHERS (1000), RESTART_RATE (20 writes/s),
-#   RESTART_DOWN (2 s), RESTART_GRPC_PORT (50077), RESTART_HTTP_PORT (8077)
+#   RESTART_DOWN (2 s), RESTART_GRPC_PORT (20077), RESTART_HTTP_PORT (8077)
 # Runs against the control plane of `hack/control-plane.sh env`.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
@@ -22,7 +22,7 @@ cd "$INFORMERD_ROOT"
 watchers="${RESTART_WATCHERS:-1000}"
 rate="${RESTART_RATE:-20}"
 down="${RESTART_DOWN:-2}"
-grpc_port="${RESTART_GRPC_PORT:-50077}"
+grpc_port="${RESTART_GRPC_PORT:-20077}"
 http_port="${RESTART_HTTP_PORT:-8077}"
 if [[ "${1:-}" == "--quick" ]]; then
   watchers=100

@@ -36,7 +36,7 @@ ABSL_FLAG(int, streams_per_connection, 100, "streams per gRPC connection");
 ABSL_FLAG(double, rate, 20, "writes per second, before, during and after the restart");
 ABSL_FLAG(double, down_seconds, 2, "how long informerd stays down");
 ABSL_FLAG(std::string, informerd_command, "", "the shell command that runs informerd");
-ABSL_FLAG(std::string, informerd_address, "127.0.0.1:50077", "informerd gRPC address");
+ABSL_FLAG(std::string, informerd_address, "127.0.0.1:20077", "informerd gRPC address");
 ABSL_FLAG(std::string, informerd_admin, "http://127.0.0.1:8077", "informerd admin URL");
 ABSL_FLAG(std::string, label, "", "the first column: what this row's informerd differs by");
 ABSL_FLAG(bool, expect_resumes, true,

@@ -14,7 +14,7 @@
 #   --quick  2,000 objects, 100 streams, 3 s stall (the smoke run)
 # Settings (environment): STALLED_OBJECTS (50000), STALLED_STREAMS (1000),
 #   STALLED_OBJECT_BYTES (1024), STALLED_SECONDS (10),
-#   STALLED_GRPC_PORT (50076), STALLED_HTTP_PORT (8076)
+#   STALLED_GRPC_PORT (20076), STALLED_HTTP_PORT (8076)
 # Runs against the control plane of `hack/control-plane.sh env`.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
@@ -25,7 +25,7 @@ objects="${STALLED_OBJECTS:-50000}"
 streams="${STALLED_STREAMS:-1000}"
 object_bytes="${STALLED_OBJECT_BYTES:-1024}"
 stall_seconds="${STALLED_SECONDS:-10}"
-grpc_port="${STALLED_GRPC_PORT:-50076}"
+grpc_port="${STALLED_GRPC_PORT:-20076}"
 http_port="${STALLED_HTTP_PORT:-8076}"
 if [[ "${1:-}" == "--quick" ]]; then
   objects=2000 streams=100 stall_seconds=3

@@ -19,7 +19,7 @@
 #   --quick  leaves 0 and 2, 50 watchers per leaf, short windows (the smoke run)
 # Settings (environment): TIERS_LEAVES ("1 2 4": one fanout row each; the
 #   largest also runs the kill row), TIERS_WATCHERS (2500 per leaf),
-#   TIERS_RATE (2 writes/s: 20,000 deliveries/s at 4 x 2,500, what this 2-core machine sustains with the client on it), TIERS_SECONDS (10), TIERS_PORT (50081: every
+#   TIERS_RATE (2 writes/s: 20,000 deliveries/s at 4 x 2,500, what this 2-core machine sustains with the client on it), TIERS_SECONDS (10), TIERS_PORT (20081: every
 #   informerd's gRPC port, each on its own address), TIERS_HTTP_PORT (8081),
 #   TIERS_PREFIX (tb: names of the namespaces and links)
 set -euo pipefail
@@ -31,7 +31,7 @@ leaves_list="${TIERS_LEAVES:-1 2 4}"
 watchers="${TIERS_WATCHERS:-2500}"
 rate="${TIERS_RATE:-2}"
 seconds="${TIERS_SECONDS:-10}"
-port="${TIERS_PORT:-50081}"
+port="${TIERS_PORT:-20081}"
 http_port="${TIERS_HTTP_PORT:-8081}"
 prefix="${TIERS_PREFIX:-tb}"
 warmup=2

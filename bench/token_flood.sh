@@ -21,7 +21,7 @@
 # Usage: bench/token_flood.sh [--quick]
 #   --quick  100 samples, one 1000/s flood (the smoke run)
 # Settings (environment): FLOOD_SAMPLES (500), FLOOD_RATES (1000,5000,0),
-#   FLOOD_TOKEN_BYTES (7500), FLOOD_GRPC_PORT (50077), FLOOD_HTTP_PORT (8077)
+#   FLOOD_TOKEN_BYTES (7500), FLOOD_GRPC_PORT (20077), FLOOD_HTTP_PORT (8077)
 # Runs against the control plane of `hack/control-plane.sh env`.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
@@ -31,7 +31,7 @@ cd "$INFORMERD_ROOT"
 samples="${FLOOD_SAMPLES:-500}"
 rates="${FLOOD_RATES:-1000,5000,0}"
 token_bytes="${FLOOD_TOKEN_BYTES:-7500}"
-grpc_port="${FLOOD_GRPC_PORT:-50077}"
+grpc_port="${FLOOD_GRPC_PORT:-20077}"
 http_port="${FLOOD_HTTP_PORT:-8077}"
 if [[ "${1:-}" == "--quick" ]]; then
   samples=100 rates=1000

@@ -17,7 +17,7 @@
 # Usage: bench/upstream_list.sh [--quick]
 #   --quick  500 pods, one round (the smoke run)
 # Settings (environment): UPSTREAM_COUNT (50000), UPSTREAM_ROUNDS (3),
-#   UPSTREAM_GRPC_PORT (50075), UPSTREAM_HTTP_PORT (8075)
+#   UPSTREAM_GRPC_PORT (20075), UPSTREAM_HTTP_PORT (8075)
 # Runs against the control plane of `hack/control-plane.sh env`, which it
 # restarts (its kube-apiserver) between rows.
 set -euo pipefail
@@ -27,7 +27,7 @@ cd "$INFORMERD_ROOT"
 
 count="${UPSTREAM_COUNT:-50000}"
 rounds="${UPSTREAM_ROUNDS:-3}"
-grpc_port="${UPSTREAM_GRPC_PORT:-50075}"
+grpc_port="${UPSTREAM_GRPC_PORT:-20075}"
 http_port="${UPSTREAM_HTTP_PORT:-8075}"
 if [[ "${1:-}" == "--quick" ]]; then
   count=500 rounds=1

@@ -124,8 +124,11 @@ def targets_from_tree(testlogs):
 
 def targets_from_bep(bep_path):
     """Maps each test target of the run to its overall status (None when it
-    never got one)."""
+    never got one). A test target Bazel built but did not schedule (left out
+    by --test_tag_filters: its TargetComplete has no test timeout) is not a
+    test of the run."""
     statuses = {}
+    filtered = set()
     with open(bep_path, encoding="utf-8") as bep:
         for line in bep:
             event = json.loads(line)
@@ -142,10 +145,13 @@ def targets_from_bep(bep_path):
                 if label in statuses and ("aborted" in event or
                                           not completed.get("success", False)):
                     statuses[label] = statuses[label] or "FAILED_TO_BUILD"
+                elif label in statuses and "testTimeoutSeconds" not in completed:
+                    filtered.add(label)
             elif "testSummary" in event_id:
                 label = event_id["testSummary"]["label"]
                 statuses[label] = event["testSummary"].get("overallStatus", "NO_STATUS")
-    return statuses
+                filtered.discard(label)
+    return {label: status for label, status in statuses.items() if label not in filtered}
 
 
 def count_target(testlogs, label, status):

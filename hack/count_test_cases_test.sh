@@ -50,8 +50,14 @@ cat >"$bep" <<'JSON'
 {"id":{"targetConfigured":{"label":"//d:stale"}},"configured":{"targetKind":"sh_test rule","testSize":"MEDIUM"}}
 {"id":{"targetCompleted":{"label":"//d:stale"}},"completed":{"success":false}}
 {"id":{"targetConfigured":{"label":"//e:binary"}},"configured":{"targetKind":"cc_binary rule"}}
+{"id":{"targetConfigured":{"label":"//f:filtered"}},"configured":{"targetKind":"cc_test rule","testSize":"MEDIUM","tag":["no_tsan"]}}
+{"id":{"targetCompleted":{"label":"//f:filtered"}},"completed":{"success":true,"tag":["no_tsan"]}}
+{"id":{"targetConfigured":{"label":"//f:interrupted"}},"configured":{"targetKind":"cc_test rule","testSize":"MEDIUM"}}
+{"id":{"targetCompleted":{"label":"//f:interrupted"}},"completed":{"success":true,"testTimeoutSeconds":"300"}}
 JSON
-expect_last_line "4 passed, 2 failed" python3 "$counter" --testlogs "$logs" --bep "$bep"
+# f/filtered was left out by a tag filter (built, no test timeout): not a
+# test of the run. f/interrupted was scheduled but never summarized: failed.
+expect_last_line "4 passed, 3 failed" python3 "$counter" --testlogs "$logs" --bep "$bep"
 
 mkdir -p "$TEST_TMPDIR/junit/go"
 printf '<testsuite><testcase name="g"/></testsuite>' >"$TEST_TMPDIR/junit/go/report.xml"
@@ -70,7 +76,7 @@ cat >"$bep2" <<'JSON'
 {"id":{"targetConfigured":{"label":"//a:pass"}},"configured":{"targetKind":"sh_test rule","testSize":"MEDIUM"}}
 {"id":{"testSummary":{"label":"//a:pass"}},"testSummary":{"overallStatus":"PASSED"}}
 JSON
-expect_last_line "5 passed, 2 failed" python3 "$counter" --testlogs "$logs" --bep "$bep" \
+expect_last_line "5 passed, 3 failed" python3 "$counter" --testlogs "$logs" --bep "$bep" \
   --testlogs "$logs2" --bep "$bep2"
 
 # Tags name the run of each row: the same target on two versions stays two
