@@ -53,10 +53,16 @@ log="$apt_dir/apt.log"
 apt-get "${apt_options[@]}" update >"$log" 2>&1 ||
   informerd::die "apt-get update of Debian trixie's lists failed; see $log"
 # The newest of each package across the three suites (a security update
-# supersedes the point release's version).
+# supersedes the point release's version), from one apt-cache call: each
+# call reads every list again.
+declare -A candidate=()
+while read -r package version; do
+  candidate[$package]="$version"
+done < <(apt-cache "${apt_options[@]}" policy "${packages[@]}" |
+  awk '/^[^ ]+:$/ {package = substr($1, 1, length($1) - 1)} $1 == "Candidate:" {print package, $2}')
 versions=()
 for package in "${packages[@]}"; do
-  version="$(apt-cache "${apt_options[@]}" policy "$package" | awk '$1 == "Candidate:" {print $2}')"
+  version="${candidate[$package]:-}"
   [[ -n "$version" && "$version" != "(none)" ]] ||
     informerd::die "Debian trixie has no candidate for $package (apt-cache policy $package)"
   versions+=("$package=$version")
