@@ -104,6 +104,8 @@ export BENCH_INFORMERD_CPUS="$bench_server_cpu"
 namespace="bench-pods-$count"
 bench::load "$bin" pods "$namespace" "$count"
 
+# cp_pid NAME: the pid of the control plane's NAME (kube-apiserver, etcd).
+cp_pid() { cat "$INFORMERD_CP_DIR/pids/$1.pid"; }
 # machine_cpu: CPU seconds the machine has spent since boot, every CPU
 # (user, nice, system, irq, softirq, steal).
 machine_cpu() {
@@ -112,8 +114,7 @@ machine_cpu() {
 # ours_cpu: CPU seconds of this script and its descendants, live or reaped
 # (a reaped child's time is in its parent's), and of the control plane.
 ours_cpu() {
-  python3 - "$$" "$(cat "$INFORMERD_CP_DIR/pids/kube-apiserver.pid")" \
-    "$(cat "$INFORMERD_CP_DIR/pids/etcd.pid")" <<'PY'
+  python3 - "$$" "$(cp_pid kube-apiserver)" "$(cp_pid etcd)" <<'PY'
 import os, sys
 roots = {int(a) for a in sys.argv[1:]}
 parent, cpu = {}, {}
@@ -167,7 +168,6 @@ field() { tr ' ' '\n' <<<"$2" | awk -F= -v k="$1" '$1 == k {print substr($0, len
 
 # cpu_of PID: its CPU seconds (user + system) from /proc/PID/stat.
 cpu_of() { read -r cpu _ _ <<<"$(bench::process_stats "$1")"; echo "$cpu"; }
-cp_pid() { cat "$INFORMERD_CP_DIR/pids/$1.pid"; }
 
 # wait_line FILE PATTERN SECONDS: waits until FILE has a line matching
 # PATTERN; dies with FILE's tail when it does not within SECONDS.
