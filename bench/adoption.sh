@@ -61,7 +61,10 @@
 #   ADOPTION_CONTROLLERS (10), ADOPTION_CONFIGS ("controller-runtime:typed
 #   client-go:typed controller-runtime:metadata client-go:metadata"),
 #   ADOPTION_FLEET_KIND (controller-runtime:typed; empty: no fleet rows),
-#   ADOPTION_QUIET_CPU (0.2), ADOPTION_WARM (0)
+#   ADOPTION_QUIET_CPU (0.2), ADOPTION_WARM (0), ADOPTION_PROFILE (empty;
+#   a directory: each measured controller writes a Go CPU profile of its
+#   update window there, CONTROLLER-ROUND-KIND-SHAPE-SOURCE.pprof, for
+#   `go tool pprof`; the profiler's own cost is then in the CPU columns)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
 source "$INFORMERD_ROOT/bench/lib.sh"
@@ -76,6 +79,7 @@ configs="${ADOPTION_CONFIGS:-controller-runtime:typed client-go:typed controller
 fleet_kind="${ADOPTION_FLEET_KIND-controller-runtime:typed}"
 quiet_cpu="${ADOPTION_QUIET_CPU:-0.2}"
 warm="${ADOPTION_WARM:-0}"
+profile_dir="${ADOPTION_PROFILE:-}"
 if [[ "${1:-}" == "--quick" ]]; then
   count=200 rounds=1 rate=20 window=2 controllers=2
 elif (($# > 0)); then
@@ -87,6 +91,10 @@ bin="$(bench::build_opt)"
 adoption="$(bench::adoption_binary)"
 
 bench::make_run_dir
+if [[ -n "$profile_dir" ]]; then
+  mkdir -p "$profile_dir"
+  profile_dir="$(cd "$profile_dir" && pwd)"
+fi
 controller_pids=()
 adoption_cleanup() {
   local pid
@@ -219,6 +227,7 @@ wait_marks() {
 start_controller() {
   local args=(controller --namespace "$namespace" --kind "${1%%:*}" --shape "${1##*:}")
   rm -f "$4" "$4.err"
+  [[ -z "$profile_dir" ]] || args+=(--cpuprofile "$profile_dir/$(basename "$4" .out).pprof")
   [[ "$2" == informerd ]] && args+=(--server "127.0.0.1:$grpc_port")
   taskset -c "$3" "$adoption" "${args[@]}" >"$4" 2>"$4.err" &
   started_pid=$!
@@ -289,8 +298,10 @@ one_run() {
   a="$(wait_marks "$pid" "$out" reconciles "$objects" 300)"
   api_a="$(cpu_of "$(cp_pid kube-apiserver)")"
   [[ "$source" == informerd ]] && informerd_a="$(cpu_of "$informerd_pid")"
+  [[ -z "$profile_dir" ]] || kill -HUP "$pid"
   made="$(updates)"
   b="$(wait_marks "$pid" "$out" updates "$(($(field updates "$a") + made))" 60)"
+  [[ -z "$profile_dir" ]] || kill -HUP "$pid"
   api_b="$(cpu_of "$(cp_pid kube-apiserver)")"
   [[ "$source" == informerd ]] && informerd_b="$(cpu_of "$informerd_pid")"
   local heap_b

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Counts individual test cases from JUnit XML reports and prints a summary
-ending in the line `N passed, N failed`. Exits 1 if anything failed or if
+ending in the line `N passed, N failed`, after a list of the failed cases
+with the first lines of each failure message. Exits 1 if anything failed or if
 no test case ran at all.
 
 Sources:
@@ -39,6 +40,10 @@ PASSING_STATUSES = {"PASSED", "FLAKY"}
 # Statuses where the test never ran in this invocation, so any test.xml on
 # disk is left over from an earlier run.
 NOT_RUN_STATUSES = {"NO_STATUS", "FAILED_TO_BUILD", "TOOL_HALTED_BEFORE_TESTING"}
+# How much of each failure the closing list repeats: enough to tell which
+# assertion failed from the run's last lines alone (CI may keep only those).
+MESSAGE_LINES = 4
+MESSAGE_CHARS = 400
 
 
 class Counts:
@@ -88,6 +93,32 @@ def count_report(path):
         counts.skipped += skipped
         counts.passed += max(tests - failed - skipped, 0)
     return counts
+
+
+def failed_cases(path):
+    """(case, first lines of its failure message) for each failed case of
+    one JUnit XML file; empty for an unreadable one (count_report says so)."""
+    try:
+        root = ElementTree.parse(path).getroot()
+    except (ElementTree.ParseError, OSError):
+        return []
+    failed = []
+    for case in root.iter("testcase"):
+        problem = case.find("failure")
+        if problem is None:
+            problem = case.find("error")
+        if problem is None:
+            continue
+        name = case.get("name", "?")
+        if case.get("classname"):
+            name = f"{case.get('classname')}.{name}"
+        text = problem.get("message") or problem.text or ""
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        summary = " | ".join(lines[:MESSAGE_LINES])
+        if len(summary) > MESSAGE_CHARS:
+            summary = summary[:MESSAGE_CHARS] + "..."
+        failed.append((name, summary))
+    return failed
 
 
 def target_reports(target_dir):
@@ -200,6 +231,7 @@ def main():
 
     total = Counts()
     rows = []
+    failures = []  # (row name, case, message) of every failed case
     if args.bep and len(args.bep) != len(args.testlogs):
         parser.error("each --bep needs its --testlogs")
     if args.tag and len(args.tag) != len(args.testlogs):
@@ -218,6 +250,9 @@ def main():
             detail = describe(counts)
             if counts.failed:
                 detail += f"  (logs in {label_to_dir(testlogs, label)})"
+                row = f"[{tag}] {label}" if tag else label
+                for report in target_reports(label_to_dir(testlogs, label)):
+                    failures += [(row, case, message) for case, message in failed_cases(report)]
             rows.append((status, f"[{tag}] {label}" if tag else label, detail))
     for junit_dir in args.junit_dir:
         for report in sorted(junit_dir.rglob("*.xml")):
@@ -227,6 +262,7 @@ def main():
             summary = report_summary(report)
             if summary:
                 detail += f"  ({summary})"
+            failures += [(str(report), case, message) for case, message in failed_cases(report)]
             rows.append(("FAILED" if counts.failed else "PASSED", str(report), detail))
     for name in args.failed_without_report:
         total.add(Counts(failed=1))
@@ -234,6 +270,10 @@ def main():
 
     for status, name, detail in rows:
         print(f"{status:<16} {name}  {detail}")
+    if failures:
+        print("Failed cases:")
+        for row, case, message in failures:
+            print(f"  {row} {case}: {message}")
     if total.skipped:
         print(f"{total.skipped} skipped (counted neither as passed nor as failed)")
     print(f"{total.passed} passed, {total.failed} failed")

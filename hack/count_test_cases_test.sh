@@ -25,7 +25,7 @@ expect_last_line() {
 }
 
 target a/pass '<testsuites><testsuite><testcase name="a"/><testcase name="b"/><testcase name="off" status="notrun"/></testsuite></testsuites>'
-target a/fail '<testsuite><testcase name="a"/><testcase name="b"><failure/></testcase><testcase name="c"><error/></testcase></testsuite>'
+target a/fail '<testsuite><testcase name="a"/><testcase classname="Suite" name="b"><failure message="x_test.cc:12&#10;Expected equality&#10;  got&#10;  want&#10;fifth line"/></testcase><testcase name="c"><error/></testcase></testsuite>'
 target b/crash
 target b/totals '<testsuites><testsuite tests="4" failures="1" errors="0"/></testsuites>'
 target b/malformed '<testsuite'
@@ -38,6 +38,16 @@ target d/stale '<testsuite><testcase name="old"/></testsuite>'
 # pass 2 + fail 1 + totals 3 + sharded 2 + stale 1 passed; fail 2 + crash 1
 # + totals 1 + malformed 1 failed.
 expect_last_line "9 passed, 5 failed" python3 "$counter" --testlogs "$logs"
+
+# Each failed case is named again before the total, with the first four
+# lines of its message, so the last lines of a run say what failed.
+listed="$(python3 "$counter" --testlogs "$logs")" || true
+want='  //a:fail Suite.b: x_test.cc:12 | Expected equality | got | want'
+if ! grep -qxF "$want" <<<"$listed" || grep -qF "fifth line" <<<"$listed"; then
+  echo "FAIL: no line '$want' (and no fifth line) in:"
+  echo "$listed"
+  failures=$((failures + 1))
+fi
 
 # With an event file only its targets count: d/stale failed to build, so
 # its old XML is ignored, and a/pass failed although its XML says otherwise.

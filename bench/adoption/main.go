@@ -19,7 +19,9 @@
 //	mark updates=U reconciles=Q cpu_seconds=C rss_kib=R hwm_kib=K
 //
 // each time it receives SIGUSR1, and "heap heap_inuse_bytes=H" (after a
-// forced collection) each time it receives SIGUSR2, until SIGTERM.
+// forced collection) each time it receives SIGUSR2, until SIGTERM. With
+// --cpuprofile FILE, SIGHUP starts a CPU profile into FILE and the next
+// one stops it (bench/adoption.sh ADOPTION_PROFILE: the update window).
 // bench/adoption.sh marks before and after a window of updates; the
 // difference is the CPU the window cost. E names the encoding the objects arrived in: the apiserver's
 // response Content-Type (direct), or, through informerd, the encoding the
@@ -47,6 +49,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,6 +90,9 @@ import (
 
 var start = time.Now()
 
+// cpuProfile: where SIGHUP writes a CPU profile (--cpuprofile).
+var cpuProfile string
+
 var podsGVR = corev1.SchemeGroupVersion.WithResource("pods")
 
 func main() {
@@ -101,6 +107,7 @@ func main() {
 	server := flags.String("server", "", "controller: informerd's gRPC address; empty: the apiserver directly")
 	rate := flags.Int("rate", 100, "update: patches per second")
 	seconds := flags.Float64("seconds", 10, "update: how long to patch")
+	flags.StringVar(&cpuProfile, "cpuprofile", "", "controller: the file SIGHUP starts a CPU profile into (the next SIGHUP stops it)")
 	flags.Parse(os.Args[2:])
 	if *namespace == "" {
 		fail("--namespace is required")
@@ -202,10 +209,23 @@ func runController(config *rest.Config, namespace, kind, shape, server string) e
 		objects, synced.Seconds(), cpu, hwm, rss, heap, enc.describe())
 
 	signals := make(chan os.Signal, 4)
-	signal.Notify(signals, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGTERM, syscall.SIGINT)
+	signal.Notify(signals, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
+	var profile *os.File
+	defer func() {
+		if profile != nil {
+			pprof.StopCPUProfile()
+			profile.Close()
+		}
+	}()
 	for s := range signals {
 		if s == syscall.SIGUSR2 {
 			fmt.Printf("heap heap_inuse_bytes=%d\n", heapInuse())
+			continue
+		}
+		if s == syscall.SIGHUP {
+			if profile, err = toggleProfile(profile, cpuProfile); err != nil {
+				return err
+			}
 			continue
 		}
 		if s != syscall.SIGUSR1 {
@@ -215,6 +235,30 @@ func runController(config *rest.Config, namespace, kind, shape, server string) e
 			c.updates.Load(), c.reconciles.Load(), cpuSeconds(), statusKiB("VmRSS"), statusKiB("VmHWM"))
 	}
 	return nil
+}
+
+// toggleProfile starts a CPU profile into path when none runs (open is nil)
+// and stops the running one otherwise; it returns the profile's file, nil
+// once stopped.
+func toggleProfile(open *os.File, path string) (*os.File, error) {
+	if open != nil {
+		pprof.StopCPUProfile()
+		fmt.Printf("profile stopped path=%s\n", path)
+		return nil, open.Close()
+	}
+	if path == "" {
+		return nil, fmt.Errorf("SIGHUP: no --cpuprofile to write to")
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	fmt.Printf("profile started path=%s\n", path)
+	return f, nil
 }
 
 // syncedInformer is what both kinds' informers offer that is used here.

@@ -88,7 +88,7 @@ std::string Escape(const std::string& selector) {
   return out;
 }
 
-std::vector<Item> ApiList(const std::string& ns, const std::string& selector, std::string* rv) {
+std::vector<Item> ApiList(const std::string& ns, const std::string& selector) {
   rapidjson::Document doc = ApiGet(absl::StrCat("/api/v1/namespaces/", ns,
                                                 "/configmaps?labelSelector=", Escape(selector)));
   std::vector<Item> items;
@@ -96,7 +96,6 @@ std::vector<Item> ApiList(const std::string& ns, const std::string& selector, st
     items.emplace_back(item["metadata"]["name"].GetString(),
                        item["metadata"]["resourceVersion"].GetString());
   }
-  if (rv != nullptr) *rv = doc["metadata"]["resourceVersion"].GetString();
   std::sort(items.begin(), items.end());
   return items;
 }
@@ -310,7 +309,7 @@ TEST_F(OracleTest, ListWithSelectorsEqualsTheApiserversList) {
   // reaches only with the apiserver's next bookmark.
   const std::string rv = CreateConfigMap(ns, "last-write", {});
   for (const char* selector : kSelectors) {
-    EXPECT_EQ(InformerdList(*server_, ns, selector, rv), ApiList(ns, selector, nullptr))
+    EXPECT_EQ(InformerdList(*server_, ns, selector, rv), ApiList(ns, selector))
         << "selector \"" << selector << "\"";
   }
 }
@@ -336,9 +335,11 @@ TEST_F(OracleTest, WatchFromAVersionYieldsTheApiserversEvents) {
 
 TEST_F(OracleTest, PagesComeFromOneSnapshotWhileObjectsChange) {
   std::string ns = CreateTestNamespace("oracle-pages");
-  for (int i = 0; i < 30; ++i) CreateConfigMap(ns, absl::StrCat("p-", 100 + i), {});
   std::string rv;
-  std::vector<Item> at_start = ApiList(ns, "", &rv);
+  // The version of the last ConfigMap write, not the LIST's: see
+  // ListWithSelectorsEqualsTheApiserversList.
+  for (int i = 0; i < 30; ++i) rv = CreateConfigMap(ns, absl::StrCat("p-", 100 + i), {});
+  std::vector<Item> at_start = ApiList(ns, "");
   v1::ListRequest request;
   request.mutable_resource()->set_resource("configmaps");
   request.set_namespace_(ns);
@@ -350,7 +351,8 @@ TEST_F(OracleTest, PagesComeFromOneSnapshotWhileObjectsChange) {
   do {
     v1::ListResponse response;
     grpc::ClientContext context;
-    ASSERT_TRUE(server_->stub().List(&context, request, &response).ok());
+    grpc::Status status = server_->stub().List(&context, request, &response);
+    ASSERT_TRUE(status.ok()) << "page " << pages << ": " << status.error_message();
     if (pages == 0) snapshot_rv = response.resource_version();
     EXPECT_EQ(response.resource_version(), snapshot_rv);
     for (const auto& object : response.items()) paged.emplace_back(object.name(), object.resource_version());
@@ -497,7 +499,7 @@ TEST_F(OracleTest, InitialEventsEqualTheListThenBookmarkThenLiveEvents) {
   std::vector<Item> initial = ReadInitialEvents(*reader, &event);
   ASSERT_EQ(event.type(), v1::WatchEvent::BOOKMARK);
   EXPECT_TRUE(event.initial_events_end());
-  EXPECT_EQ(initial, ApiList(ns, "app=a", nullptr));
+  EXPECT_EQ(initial, ApiList(ns, "app=a"));
   std::string rv = CreateConfigMap(ns, "live", {{"app", "a"}});
   ASSERT_TRUE(reader->Read(&event));
   EXPECT_EQ(event.type(), v1::WatchEvent::ADDED);
@@ -589,7 +591,7 @@ TEST_F(OracleTest, InitialEventsEqualTheApiserversStreamingList) {
   ASSERT_EQ(event.type(), v1::WatchEvent::BOOKMARK);
   EXPECT_TRUE(event.initial_events_end());
   EXPECT_GE(std::stoull(event.resource_version()), std::stoull(last_write));
-  EXPECT_EQ(initial, ApiList(ns, "app=a", nullptr));
+  EXPECT_EQ(initial, ApiList(ns, "app=a"));
   if (api.http_status == 200) {
     EXPECT_EQ(initial, api.initial);
     EXPECT_TRUE(api.initial_events_end);
