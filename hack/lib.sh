@@ -97,6 +97,16 @@ SRC
   fi
 }
 
+# Prints BASE keyed by this workspace, for a Bazel --output_base outside
+# it. One output base per workspace: its runfiles are symlinks into the
+# workspace that built them, and Bazel keeps them while the action is
+# cached, so a base shared by two clones served the other's files, and none
+# at all once that clone was deleted. Compiled objects still come from the
+# shared disk cache. Usage: informerd::workspace_output_base BASE
+informerd::workspace_output_base() {
+  printf '%s-%s\n' "$1" "$(printf '%s' "$INFORMERD_ROOT" | sha256sum | cut -c1-12)"
+}
+
 # Builds TARGETs and prints the bazel-bin directory of that build (the
 # bazel-bin link follows whichever build ran last, whatever its options);
 # on failure shows the end of LOG on stderr and returns 1. OUTPUT_BASE (empty:
@@ -108,7 +118,7 @@ informerd::bazel_build() {
   shift 3
   local -a startup=() options=()
   if [[ -n "$base" ]]; then
-    startup=(--output_base="$base")
+    startup=(--output_base="$(informerd::workspace_output_base "$base")")
     options+=(--symlink_prefix=/)
   fi
   if [[ -n "$config" ]]; then options+=(--config="$config"); fi

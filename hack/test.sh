@@ -84,6 +84,7 @@ bazel_tests() {
   local log="$run_dir/bazel-$tag.log" bep="$run_dir/bep-$tag.json" testlogs
   local -a startup=() options=() env_flags
   if [[ -n "$base" ]]; then
+    base="$(informerd::workspace_output_base "$base")"
     startup=(--output_base="$base")
     options+=(--symlink_prefix=/)
   fi
