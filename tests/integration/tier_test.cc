@@ -322,7 +322,7 @@ TEST(TierTest, TheRootsBookmarksAdvanceTheLeaf) {
 void RootRestart(bool root_backfills) {
   const std::string ns = CreateTestNamespace("tier-rs");
   CreateConfigMap(ns, "a", {});
-  CreateConfigMap(ns, "c", {});
+  const std::string c = CreateConfigMap(ns, "c", {});
   InProcessServerOptions root_options = FastBookmarks();
   root_options.config.history_backfill = root_backfills;
   auto root = std::make_unique<InProcessServer>(std::vector{ConfigMapsIn(ns)}, root_options);
@@ -330,6 +330,9 @@ void RootRestart(bool root_backfills) {
   const int port = root->port();
   Leaf leaf(UpstreamAt(port), ConfigMapsIn(ns));
   ASSERT_TRUE(leaf.ok());
+  // The watch starts where the leaf holds c: a version read before the
+  // leaf got there would make c's own ADDED the first event.
+  ASSERT_TRUE(InformerOf(leaf).WaitForVersion(Version(c), kWait));
   Watch watch(leaf.stub(), ns, absl::StrCat(InformerOf(leaf).resource_version()));
 
   root.reset();
