@@ -248,12 +248,12 @@ def main():
             counts, status = count_target(testlogs, label, targets[label])
             total.add(counts)
             detail = describe(counts)
+            row = f"[{tag}] {label}" if tag else label
             if counts.failed:
                 detail += f"  (logs in {label_to_dir(testlogs, label)})"
-                row = f"[{tag}] {label}" if tag else label
                 for report in target_reports(label_to_dir(testlogs, label)):
                     failures += [(row, case, message) for case, message in failed_cases(report)]
-            rows.append((status, f"[{tag}] {label}" if tag else label, detail))
+            rows.append((status, row, detail))
     for junit_dir in args.junit_dir:
         for report in sorted(junit_dir.rglob("*.xml")):
             counts = count_report(report)
@@ -262,7 +262,8 @@ def main():
             summary = report_summary(report)
             if summary:
                 detail += f"  ({summary})"
-            failures += [(str(report), case, message) for case, message in failed_cases(report)]
+            if counts.failed:
+                failures += [(str(report), case, message) for case, message in failed_cases(report)]
             rows.append(("FAILED" if counts.failed else "PASSED", str(report), detail))
     for name in args.failed_without_report:
         total.add(Counts(failed=1))
