@@ -20,6 +20,7 @@
 #include "absl/synchronization/mutex.h"
 #include "server/config/config.h"
 #include "server/kube/kubeconfig.h"
+#include "server/limits/descriptors.h"
 #include "server/log/log.h"
 #include "server/server.h"
 
@@ -162,6 +163,15 @@ sigset_t DrainSignals() {
 }
 
 int Run() {
+  // Before anything opens descriptors: the admin port's share and every
+  // other user's come out of this limit (limits/descriptors.h).
+  if (absl::StatusOr<limits::DescriptorLimit> raised = limits::RaiseDescriptorLimit();
+      raised.ok()) {
+    log::Info(kComponent, absl::StrCat("file descriptors: soft limit ", raised->soft,
+                                       " (hard limit ", raised->hard, ")"));
+  } else {
+    log::Warning(kComponent, std::string(raised.status().message()));
+  }
   ServerOptions options;
   options.config = LoadConfig();
   if (config::UsesApiserver(options.config)) {

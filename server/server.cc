@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "server/auth/kube_reviewer.h"
 #include "server/config/validate.h"
+#include "server/limits/descriptors.h"
 #include "server/log/log.h"
 #include "server/service/request_log.h"
 #include "server/service/transport.h"
@@ -53,7 +54,15 @@ absl::Status Server::StartAll() {
   }
 
   if (absl::Status status = StartGrpc(); !status.ok()) return status;
-  admin_ = std::make_unique<admin::AdminServer>(&registry_, &metrics_, &ready_);
+  grpc_probe_ = std::make_unique<admin::ListenerProbe>("gRPC", options_.grpc_address, grpc_port_,
+                                                       !tls_files_.cert_file.empty());
+  grpc_probe_->Start();
+  admin::AdminOptions admin_options;
+  admin_options.limits.max_connections = limits::AdminConnectionBudget(
+      limits::CurrentDescriptorLimit().soft, admin_options.limits.max_connections);
+  admin_options.grpc_probe = grpc_probe_.get();
+  admin_options.upstream_progress_timeout = config.upstream_progress_timeout;
+  admin_ = std::make_unique<admin::AdminServer>(&registry_, &metrics_, &ready_, admin_options);
   if (absl::Status status =
           admin_->Start(options_.http_address, config.tls.http ? &tls_files_ : nullptr);
       !status.ok()) {
@@ -196,6 +205,7 @@ void Server::Drain() {
     grpc_server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   }
   if (admin_ != nullptr) admin_->Stop();
+  if (grpc_probe_ != nullptr) grpc_probe_->Stop();
   registry_.Stop();
   log::Info(kComponent, "stopped");
 }

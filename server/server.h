@@ -8,7 +8,9 @@
 // reviewer (a KubeReviewer over an API-server client with a short timeout,
 // or an injected one) and the Authorizer; the ResourceRegistry, which
 // discovers and serves the configured resources and signals readiness; the
-// Cache service with gRPC health; and the admin HTTP server. The gRPC
+// Cache service with gRPC health; a probe of the gRPC listener; and the
+// admin HTTP server, holding at most its share of the descriptor limit
+// (limits/descriptors.h). The gRPC
 // health service and /readyz turn SERVING together when the registry
 // signals that every resource has synced.
 //
@@ -30,6 +32,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "server/admin/admin_server.h"
+#include "server/admin/listener_probe.h"
 #include "server/auth/authorizer.h"
 #include "server/auth/counting_reviewer.h"
 #include "server/auth/reviewer.h"
@@ -117,6 +120,8 @@ class Server {
   std::unique_ptr<grpc::Server> grpc_server_;
   int grpc_port_ = 0;
   std::atomic<bool> ready_{false};
+  // Whether the gRPC listener still answers new connections, for /readyz.
+  std::unique_ptr<admin::ListenerProbe> grpc_probe_;
   std::unique_ptr<admin::AdminServer> admin_;
   // Orders MarkReady (a Reflector thread) against Drain.
   absl::Mutex mu_;

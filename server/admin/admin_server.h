@@ -2,8 +2,14 @@
 //   /healthz  200 while the process serves at all
 //   /readyz   200 once informerd serves (every configured resource synced
 //             and the gRPC health service says SERVING, set together so
-//             both probes agree), else 503 naming the resources still syncing
-//   /metrics  Prometheus text format
+//             both probes agree) and nothing has since stopped it serving:
+//             the gRPC listener answers new connections (ListenerProbe) and
+//             every resource hears from its upstream (UpstreamProgress);
+//             else 503 naming what is syncing, stuck or silent
+//   /metrics  Prometheus text format, rendered at most once per
+//             `metrics_min_interval` however often it is asked (a GET or
+//             HEAD in between gets the last rendering), so scraping costs
+//             the locks it takes a bounded number of times a second
 //
 // Served by HttpServer (http_server.h), whose limits keep the probes
 // answered whatever other clients of the port do.
@@ -18,19 +24,31 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "server/admin/http_server.h"
+#include "server/admin/listener_probe.h"
+#include "server/admin/upstream_progress.h"
 #include "server/metrics/metrics.h"
 #include "server/service/served_resource.h"
 #include "server/tls/reloading_certificate.h"
 
 namespace informerd::admin {
 
+struct AdminOptions {
+  HttpLimits limits;
+  // Null: the gRPC listener is not probed. Must outlive the server.
+  const ListenerProbe* grpc_probe = nullptr;
+  // UpstreamProgress's timeout; zero: off.
+  absl::Duration upstream_progress_timeout = absl::Minutes(5);
+  absl::Duration metrics_min_interval = absl::Milliseconds(250);
+};
+
 class AdminServer {
  public:
   // `registry`, `metrics` and `serving` must outlive the server. `serving`
   // is set by whoever marks the gRPC health service SERVING.
   AdminServer(const service::ResourceRegistry* registry, metrics::Metrics* metrics,
-              const std::atomic<bool>* serving);
+              const std::atomic<bool>* serving, AdminOptions options = {});
   ~AdminServer();
 
   // Binds `address` ("host:port") and serves in a background thread; with
@@ -42,9 +60,20 @@ class AdminServer {
   void Stop();
 
  private:
+  HttpResponse Ready();
+  HttpResponse Metrics();
+  // What stops a serving informerd from being ready: the stuck listener,
+  // the silent resources.
+  std::vector<std::string> Faults();
+
   const service::ResourceRegistry* const registry_;
   metrics::Metrics* const metrics_;
   const std::atomic<bool>* const serving_;
+  const AdminOptions options_;
+  UpstreamProgress upstream_progress_;
+  // The last /metrics rendering, on the HttpServer's thread only.
+  HttpResponse metrics_rendered_;
+  absl::Time metrics_rendered_at_ = absl::InfinitePast();
   std::unique_ptr<tls::ReloadingCertificate> certificate_;
   std::unique_ptr<HttpServer> server_;
 };

@@ -15,6 +15,7 @@
 #include <csignal>
 #include <cstring>
 #include <list>
+#include <map>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -180,14 +181,19 @@ class HttpServer::Loop {
       fds.push_back({listener_, static_cast<short>(accepting ? POLLIN : 0), 0});
       absl::Time next_deadline =
           absl::Now() + (accepting ? absl::Seconds(1) : absl::Milliseconds(100));
+      // A connection with a pipelined request buffered has its turn now.
+      bool buffered = false;
       for (Connection& connection : connections_) {
+        buffered = buffered || connection.buffered;
         const bool write = connection.want_write || connection.out_offset < connection.out.size();
         fds.push_back({connection.fd, static_cast<short>(write ? POLLOUT : POLLIN), 0});
         polled.push_back(&connection);
         next_deadline = std::min(next_deadline, connection.deadline);
       }
-      const int64_t wait_ms = std::max<int64_t>(
-          0, absl::ToInt64Milliseconds(absl::Ceil(next_deadline - absl::Now(), absl::Milliseconds(1))));
+      const int64_t wait_ms =
+          buffered ? 0
+                   : std::max<int64_t>(0, absl::ToInt64Milliseconds(absl::Ceil(
+                                              next_deadline - absl::Now(), absl::Milliseconds(1))));
       if (poll(fds.data(), fds.size(), static_cast<int>(wait_ms)) < 0 && errno != EINTR) break;
       if (fds[0].revents != 0) {
         char drain[64];
@@ -196,7 +202,9 @@ class HttpServer::Loop {
       }
       if (stopping_.load()) break;
       for (size_t i = 0; i < polled.size(); ++i) {
-        if (fds[i + 2].revents != 0 && polled[i]->fd >= 0) Progress(*polled[i]);
+        if ((fds[i + 2].revents != 0 || polled[i]->buffered) && polled[i]->fd >= 0) {
+          Progress(*polled[i]);
+        }
       }
       if (fds[1].revents != 0) Accept();
       const absl::Time now = absl::Now();
@@ -219,6 +227,10 @@ class HttpServer::Loop {
     std::string out;
     size_t out_offset = 0;
     bool close_after_write = false;
+    // A whole request head waits in `in`, for the next turn.
+    bool buffered = false;
+    // The peer's address bytes, for the per-address limit.
+    std::string peer;
     // When the current phase (handshake, request, response, idle) began, and
     // when the connection is closed if it has not ended.
     absl::Time since;
@@ -227,20 +239,29 @@ class HttpServer::Loop {
 
   void Accept() {
     for (int i = 0; i < kAcceptsPerTurn; ++i) {
-      int fd = accept4(listener_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-      if (fd < 0 && (errno == EMFILE || errno == ENFILE) && EvictOne()) {
-        fd = accept4(listener_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-      }
+      sockaddr_storage address{};
+      socklen_t address_size = sizeof address;
+      auto accept_one = [&] {
+        address_size = sizeof address;
+        return accept4(listener_, reinterpret_cast<sockaddr*>(&address), &address_size,
+                       SOCK_NONBLOCK | SOCK_CLOEXEC);
+      };
+      int fd = accept_one();
+      if (fd < 0 && (errno == EMFILE || errno == ENFILE) && EvictOne(nullptr)) fd = accept_one();
       if (fd < 0) {
         if (errno == EMFILE || errno == ENFILE) {
           accept_paused_until_ = absl::Now() + absl::Milliseconds(100);
         }
         return;
       }
-      if (open_ >= limits_.max_connections) EvictOne();
+      std::string peer = PeerKey(address);
+      if (per_peer_[peer] >= limits_.max_connections_per_peer) EvictOne(&peer);
+      if (open_ >= limits_.max_connections) EvictOne(nullptr);
       Connection& connection = connections_.emplace_back();
       ++open_;
+      ++per_peer_[peer];
       connection.fd = fd;
+      connection.peer = std::move(peer);
       connection.since = absl::Now();
       connection.deadline = connection.since + limits_.request_timeout;
       if (context_ != nullptr) {
@@ -256,14 +277,25 @@ class HttpServer::Loop {
     }
   }
 
-  // Closes the connection that has been in its phase longest (one whose
-  // request trickles in, or an idle keep-alive one): a prober sends its
-  // request at once and is answered within the turn, so it is never the
-  // oldest for long. False if there is none.
-  bool EvictOne() {
+  // The address part of a peer's socket address (its port left out).
+  static std::string PeerKey(const sockaddr_storage& address) {
+    if (address.ss_family == AF_INET6) {
+      const auto& in6 = reinterpret_cast<const sockaddr_in6&>(address);
+      return std::string(reinterpret_cast<const char*>(&in6.sin6_addr), sizeof in6.sin6_addr);
+    }
+    const auto& in4 = reinterpret_cast<const sockaddr_in&>(address);
+    return std::string(reinterpret_cast<const char*>(&in4.sin_addr), sizeof in4.sin_addr);
+  }
+
+  // Closes the connection (of `peer`'s, when given) that has been in its
+  // phase longest (one whose request trickles in, or an idle keep-alive
+  // one): a prober sends its request at once and is answered within a turn,
+  // so it is never the oldest for long. False if there is none.
+  bool EvictOne(const std::string* peer) {
     Connection* oldest = nullptr;
     for (Connection& connection : connections_) {
-      if (connection.fd >= 0 && (oldest == nullptr || connection.since < oldest->since)) {
+      if (connection.fd >= 0 && (peer == nullptr || connection.peer == *peer) &&
+          (oldest == nullptr || connection.since < oldest->since)) {
         oldest = &connection;
       }
     }
@@ -280,7 +312,10 @@ class HttpServer::Loop {
     connection.fd = -1;
     std::string().swap(connection.in);
     std::string().swap(connection.out);
+    connection.buffered = false;
     --open_;
+    auto peer = per_peer_.find(connection.peer);
+    if (peer != per_peer_.end() && --peer->second == 0) per_peer_.erase(peer);
   }
 
   // Whether a TLS call that returned `result` may go on later (its wish
@@ -376,9 +411,11 @@ class HttpServer::Loop {
     return true;
   }
 
-  // Answers each whole request head buffered, one at a time.
+  // Answers the first whole request head buffered; one pipelined behind it
+  // waits for the connection's next turn.
   void Answer(Connection& connection) {
-    while (connection.fd >= 0 && connection.out.empty()) {
+    connection.buffered = false;
+    if (connection.fd >= 0 && connection.out.empty()) {
       const size_t end = connection.in.find("\r\n\r\n");
       if (end == std::string::npos || end > limits_.max_head_bytes) {
         if (connection.in.size() > limits_.max_head_bytes) {
@@ -405,6 +442,8 @@ class HttpServer::Loop {
         // The next request's bytes came with this one.
         connection.since = absl::Now();
         connection.deadline = connection.since + limits_.request_timeout;
+        connection.buffered = connection.in.find("\r\n\r\n") != std::string::npos ||
+                              connection.in.size() > limits_.max_head_bytes;
       }
     }
   }
@@ -431,6 +470,8 @@ class HttpServer::Loop {
   // A list: Connection addresses stay put while the loop holds them.
   std::list<Connection> connections_;
   size_t open_ = 0;
+  // Open connections by PeerKey.
+  std::map<std::string, size_t> per_peer_;
   absl::Time accept_paused_until_ = absl::InfinitePast();
 };
 

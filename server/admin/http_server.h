@@ -16,12 +16,20 @@
 //     byte, and an idle keep-alive connection is closed after
 //     `idle_timeout`; a response not written within `request_timeout` is
 //     abandoned;
-//   - at most `max_connections` are open: a new one evicts the connection
-//     whose request has waited longest (a slow one), so a prober that
-//     sends its request at once is served even under a flood.
+//   - at most `max_connections` are open, and at most
+//     `max_connections_per_peer` from one address: a new one evicts the
+//     connection (of that address, when it is over its share) that has been
+//     longest in its phase (a slow request, or an idle keep-alive one), so a
+//     prober that sends its request at once is served even under a flood,
+//     and one address cannot hold the port's descriptors;
+//   - one request per connection per loop turn: a connection that pipelines
+//     hundreds of requests has the next one answered only after every other
+//     ready connection had its turn, so its pipelining costs its own latency,
+//     never a prober's.
 // So a client holds at most max_head_bytes for at most request_timeout per
 // connection, and max_connections * max_head_bytes in all (8 MiB by
-// default). Handlers run on the serving thread and must be quick.
+// default); a prober waits at most one handler run per open connection.
+// Handlers run on the serving thread and must be quick.
 //
 // With TLS (a ReloadingCertificate), handshakes run on the same loop under
 // the same deadline.
@@ -44,7 +52,9 @@
 namespace informerd::admin {
 
 struct HttpLimits {
+  // The owner sizes this to its descriptor budget (limits/descriptors.h).
   size_t max_connections = 1024;
+  size_t max_connections_per_peer = 32;
   size_t max_head_bytes = 8 << 10;
   size_t max_headers = 64;
   absl::Duration request_timeout = absl::Seconds(2);

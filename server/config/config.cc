@@ -340,6 +340,10 @@ class Parser {
          [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
            return p.Seconds(v, k, 1, 86400, &o->stalled_stream_timeout);
          }},
+        {"upstreamProgressSeconds",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Seconds(v, k, 0, 86400, &o->upstream_progress_timeout);
+         }},
         {"initialEventsSeconds",
          [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
            return p.Seconds(v, k, 1, 86400, &o->initial_events_timeout);

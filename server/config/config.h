@@ -145,6 +145,9 @@ struct Config {
   size_t max_page_bytes = 3 << 20;
   // See CacheServiceOptions::stalled_stream_timeout.
   absl::Duration stalled_stream_timeout = absl::Minutes(2);
+  // A synced resource that hears nothing from its upstream this long fails
+  // /readyz (admin/upstream_progress.h); zero: never.
+  absl::Duration upstream_progress_timeout = absl::Minutes(5);
   // See CacheServiceOptions::initial_events_timeout.
   absl::Duration initial_events_timeout = absl::Minutes(10);
   // See CacheServiceOptions::max_list_snapshot_age.
