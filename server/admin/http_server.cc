@@ -238,6 +238,10 @@ class HttpServer::Loop {
   };
 
   void Accept() {
+    // Connections accepted from here on have not had a turn to be read:
+    // they are evicted only when no other can be, so that a burst of new
+    // connections closes its own first, not a prober's that came before it.
+    const absl::Time turn = absl::Now();
     for (int i = 0; i < kAcceptsPerTurn; ++i) {
       sockaddr_storage address{};
       socklen_t address_size = sizeof address;
@@ -247,7 +251,9 @@ class HttpServer::Loop {
                        SOCK_NONBLOCK | SOCK_CLOEXEC);
       };
       int fd = accept_one();
-      if (fd < 0 && (errno == EMFILE || errno == ENFILE) && EvictOne(nullptr)) fd = accept_one();
+      if (fd < 0 && (errno == EMFILE || errno == ENFILE) && EvictOne(nullptr, turn)) {
+        fd = accept_one();
+      }
       if (fd < 0) {
         if (errno == EMFILE || errno == ENFILE) {
           accept_paused_until_ = absl::Now() + absl::Milliseconds(100);
@@ -255,8 +261,8 @@ class HttpServer::Loop {
         return;
       }
       std::string peer = PeerKey(address);
-      if (per_peer_[peer] >= limits_.max_connections_per_peer) EvictOne(&peer);
-      if (open_ >= limits_.max_connections) EvictOne(nullptr);
+      if (per_peer_[peer] >= limits_.max_connections_per_peer) EvictOne(&peer, turn);
+      if (open_ >= limits_.max_connections) EvictOne(nullptr, turn);
       Connection& connection = connections_.emplace_back();
       ++open_;
       ++per_peer_[peer];
@@ -289,13 +295,19 @@ class HttpServer::Loop {
 
   // Closes the connection (of `peer`'s, when given) that has been in its
   // phase longest (one whose request trickles in, or an idle keep-alive
-  // one): a prober sends its request at once and is answered within a turn,
-  // so it is never the oldest for long. False if there is none.
-  bool EvictOne(const std::string* peer) {
+  // one), preferring those in it since before `turn`: a prober sends its
+  // request at once and is answered within a turn, so it is never the
+  // oldest for long. False if there is none.
+  bool EvictOne(const std::string* peer, absl::Time turn) {
     Connection* oldest = nullptr;
+    auto before = [turn](const Connection& a, const Connection& b) {
+      const bool a_fresh = a.since >= turn;
+      const bool b_fresh = b.since >= turn;
+      return a_fresh != b_fresh ? b_fresh : a.since < b.since;
+    };
     for (Connection& connection : connections_) {
       if (connection.fd >= 0 && (peer == nullptr || connection.peer == *peer) &&
-          (oldest == nullptr || connection.since < oldest->since)) {
+          (oldest == nullptr || before(connection, *oldest))) {
         oldest = &connection;
       }
     }

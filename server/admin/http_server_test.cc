@@ -5,10 +5,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -19,9 +21,16 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-// A connected socket, or -1.
-int Connect(int port) {
+// A connected socket from `from` (a loopback address), or -1.
+int Connect(int port, const char* from = "127.0.0.1") {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in local{};
+  local.sin_family = AF_INET;
+  inet_pton(AF_INET, from, &local.sin_addr);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) {
+    close(fd);
+    return -1;
+  }
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(static_cast<uint16_t>(port));
@@ -160,6 +169,70 @@ TEST_F(HttpServerTest, ANewConnectionEvictsTheSlowestWhenFull) {
   // The oldest were closed to make room.
   EXPECT_EQ(ReadToEnd(slow.front()), "");
   for (int fd : slow) close(fd);
+}
+
+TEST_F(HttpServerTest, OneAddressCannotEvictTheOthers) {
+  HttpLimits limits;
+  limits.max_connections = 100;
+  limits.max_connections_per_peer = 4;
+  Start(limits);
+  // Older than any of the flood's, so the first to go were the limit one
+  // for all addresses.
+  std::vector<int> others;
+  for (int i = 0; i < 3; ++i) {
+    others.push_back(Connect(port(), "127.0.0.2"));
+    ASSERT_GE(others.back(), 0);
+    Send(others.back(), "GET /");
+  }
+  std::vector<int> flood;
+  for (int i = 0; i < 40; ++i) {
+    flood.push_back(Connect(port()));
+    Send(flood.back(), "GET /");
+  }
+  // The flood's address keeps its newest four; its first are closed.
+  EXPECT_THAT(Ask(port(), "GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n"),
+              StartsWith("HTTP/1.1 200 "));
+  EXPECT_EQ(ReadToEnd(flood.front()), "");
+  // The other address's connections are still open and answered.
+  for (int fd : others) {
+    Send(fd, "healthz HTTP/1.1\r\nConnection: close\r\n\r\n");
+    EXPECT_THAT(ReadToEnd(fd), StartsWith("HTTP/1.1 200 "));
+    close(fd);
+  }
+  for (int fd : flood) close(fd);
+}
+
+TEST_F(HttpServerTest, PipelinedRequestsWaitForTheOtherConnections) {
+  server_ = std::make_unique<HttpServer>();
+  absl::Notification probe_sent;
+  std::atomic<int> pipelined_answered{0};
+  std::atomic<int> answered_before_probe{-1};
+  server_->Handle("/metrics", [&] {
+    // The first holds the loop until the probe's request is in its socket:
+    // from then on both connections have a request waiting.
+    if (pipelined_answered.fetch_add(1) == 0) probe_sent.WaitForNotification();
+    return HttpResponse{200, "text/plain", "m\n"};
+  });
+  server_->Handle("/healthz", [&] {
+    answered_before_probe = pipelined_answered.load();
+    return HttpResponse{200, "text/plain", "ok\n"};
+  });
+  ASSERT_TRUE(server_->Start("127.0.0.1:0", nullptr).ok());
+  const int pipeliner = Connect(port());
+  std::string requests;
+  for (int i = 0; i < 200; ++i) requests += "HEAD /metrics HTTP/1.1\r\n\r\n";
+  Send(pipeliner, requests);
+  while (pipelined_answered.load() == 0) absl::SleepFor(absl::Milliseconds(1));  // poll
+  const int probe = Connect(port());
+  Send(probe, "GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n");
+  probe_sent.Notify();
+  EXPECT_THAT(ReadToEnd(probe), StartsWith("HTTP/1.1 200 "));
+  // One request of the pipeliner's per turn: the probe waits for a few of
+  // them, not for all 200.
+  EXPECT_GE(answered_before_probe.load(), 1);
+  EXPECT_LT(answered_before_probe.load(), 10);
+  close(probe);
+  close(pipeliner);
 }
 
 TEST_F(HttpServerTest, ABadAddressIsNamed) {

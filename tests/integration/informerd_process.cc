@@ -2,6 +2,7 @@
 
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,7 +39,8 @@ std::string HttpGet(int port, const std::string& path) {
 }
 
 InformerdProcess::InformerdProcess(const std::vector<std::string>& args,
-                                   const std::string& log_name) {
+                                   const std::string& log_name,
+                                   std::optional<uint64_t> descriptor_limit) {
   const char* srcdir = std::getenv("TEST_SRCDIR");
   const char* tmpdir = std::getenv("TEST_TMPDIR");
   if (srcdir == nullptr || tmpdir == nullptr) {
@@ -56,6 +58,10 @@ InformerdProcess::InformerdProcess(const std::vector<std::string>& args,
   if (pid_ == 0) {
     if (std::freopen(log_path_.c_str(), "w", stderr) == nullptr) _exit(126);
     dup2(fileno(stderr), fileno(stdout));
+    if (descriptor_limit.has_value()) {
+      const rlimit limit{*descriptor_limit, *descriptor_limit};
+      if (setrlimit(RLIMIT_NOFILE, &limit) != 0) _exit(125);
+    }
     execv(binary.c_str(), argv.data());
     _exit(127);
   }

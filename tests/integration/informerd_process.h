@@ -9,6 +9,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,8 +40,10 @@ bool Eventually(Condition condition, absl::Duration timeout) {
 class InformerdProcess {
  public:
   // Starts the binary with `args` (program name excluded); stdout and
-  // stderr go to $TEST_TMPDIR/`log_name`.
-  InformerdProcess(const std::vector<std::string>& args, const std::string& log_name);
+  // stderr go to $TEST_TMPDIR/`log_name`. With `descriptor_limit`, its
+  // RLIMIT_NOFILE (soft and hard) is that.
+  InformerdProcess(const std::vector<std::string>& args, const std::string& log_name,
+                   std::optional<uint64_t> descriptor_limit = std::nullopt);
   // Kills the process if it still runs.
   ~InformerdProcess();
   InformerdProcess(const InformerdProcess&) = delete;
