@@ -50,6 +50,13 @@ ABSL_FLAG(bool, allow_plaintext_tokens, false,
 ABSL_FLAG(std::string, token_audiences, "",
           "comma-separated audiences for TokenReviews (--auth-mode=kubernetes): only tokens "
           "issued for one of them are accepted; empty: any token the API server accepts");
+ABSL_FLAG(bool, behind_proxy, false,
+          "a proxy with HTTP/2 limits (the chart's HAProxy, or the proxy image) fronts a "
+          "--grpc-address other hosts can reach; without it or --allow-unproxied such an "
+          "address is refused");
+ABSL_FLAG(bool, allow_unproxied, false,
+          "allow a --grpc-address other hosts can reach with no proxy in front: gRPC alone does "
+          "not bound HTTP/2 abuse such as rapid reset (docs/SECURITY.md)");
 ABSL_FLAG(bool, allow_insecure_upstream, false,
           "allow an http:// API server URL or insecure-skip-tls-verify in the kubeconfig");
 ABSL_FLAG(std::string, tls_cert_file, "",
@@ -118,6 +125,8 @@ config::Config LoadConfig() {
   }
   config.auth.allow_unauthenticated = absl::GetFlag(FLAGS_allow_unauthenticated);
   config.auth.allow_plaintext_tokens = absl::GetFlag(FLAGS_allow_plaintext_tokens);
+  config.auth.behind_proxy = absl::GetFlag(FLAGS_behind_proxy);
+  config.auth.allow_unproxied = absl::GetFlag(FLAGS_allow_unproxied);
   config.allow_insecure_upstream = absl::GetFlag(FLAGS_allow_insecure_upstream);
   for (absl::string_view audience :
        absl::StrSplit(absl::GetFlag(FLAGS_token_audiences), ',', absl::SkipWhitespace())) {

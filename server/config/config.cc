@@ -511,6 +511,14 @@ absl::Status CheckListener(const Config& config, std::string_view grpc_address) 
         "Set --tls-cert-file and --tls-key-file, listen on loopback, or accept the risk with "
         "--allow-plaintext-tokens (e.g. when a service mesh encrypts the traffic)"));
   }
+  if (!config.auth.behind_proxy && !config.auth.allow_unproxied) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "refusing to face clients without a proxy: ", where,
+        " and gRPC 1.51 alone does not bound HTTP/2 abuse: one peer with no token resetting "
+        "streams took a core and 1.4 GiB. Put a proxy with HTTP/2 limits in front (the chart's "
+        "HAProxy, or the proxy image: docs/SECURITY.md) and say so with --behind-proxy, listen "
+        "on loopback behind it, or accept the risk with --allow-unproxied"));
+  }
   return absl::OkStatus();
 }
 

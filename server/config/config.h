@@ -47,6 +47,12 @@ struct AuthConfig {
   // unless this is set (--allow-plaintext-tokens): bearer tokens would cross
   // the network in clear text.
   bool allow_plaintext_tokens = false;
+  // A gRPC listener other hosts can reach is refused unless a proxy that
+  // bounds HTTP/2 abuse (rapid reset, stream and connection floods) fronts
+  // it (--behind-proxy) or the risk is accepted (--allow-unproxied): gRPC
+  // 1.51 alone lets one peer with no token take a core and a GiB.
+  bool behind_proxy = false;
+  bool allow_unproxied = false;
   // TokenReview spec.audiences (--token-audiences). Non-empty: only tokens
   // issued for one of these audiences are accepted, and the review's
   // status.audiences must name one; empty: the API server's own audiences,

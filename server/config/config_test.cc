@@ -213,6 +213,7 @@ TEST(Config, CheckListenerRefusesOpenListeners) {
   open.tls.cert_file = "tls.crt";
   EXPECT_FALSE(CheckListener(open, "[::]:50051").ok());
   open.auth.allow_unauthenticated = true;
+  open.auth.allow_unproxied = true;
   EXPECT_TRUE(CheckListener(open, "[::]:50051").ok());
 
   Config tokens;
@@ -226,10 +227,30 @@ TEST(Config, CheckListenerRefusesOpenListeners) {
   tokens.auth.allow_unauthenticated = true;
   EXPECT_FALSE(CheckListener(tokens, ":50051").ok());
   tokens.auth.allow_plaintext_tokens = true;
+  tokens.auth.behind_proxy = true;
   EXPECT_TRUE(CheckListener(tokens, ":50051").ok());
   tokens.auth.allow_plaintext_tokens = false;
   tokens.tls.cert_file = "tls.crt";
   EXPECT_TRUE(CheckListener(tokens, "0.0.0.0:50051").ok());
+}
+
+TEST(Config, CheckListenerRefusesAnOpenListenerWithNoProxyInFront) {
+  Config secure;  // tokens over TLS: safe but for HTTP/2 abuse
+  secure.auth.mode = AuthMode::kKubernetes;
+  secure.tls.cert_file = "tls.crt";
+  EXPECT_TRUE(CheckListener(secure, "127.0.0.1:50051").ok());
+  absl::Status refused = CheckListener(secure, "0.0.0.0:50051");
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.message().find("refusing to face clients without a proxy"),
+            absl::string_view::npos)
+      << refused;
+  EXPECT_NE(refused.message().find("--behind-proxy"), absl::string_view::npos) << refused;
+  EXPECT_NE(refused.message().find("--allow-unproxied"), absl::string_view::npos) << refused;
+  secure.auth.behind_proxy = true;
+  EXPECT_TRUE(CheckListener(secure, "0.0.0.0:50051").ok());
+  secure.auth.behind_proxy = false;
+  secure.auth.allow_unproxied = true;
+  EXPECT_TRUE(CheckListener(secure, "0.0.0.0:50051").ok());
 }
 
 TEST(Config, ParsesTheUpstreamKeys) {

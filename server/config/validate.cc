@@ -71,6 +71,11 @@ void WarnAccepted(const Config& config, const std::string& grpc_address,
     warnings->push_back(absl::StrCat("bearer tokens reach ", grpc_address,
                                      " in clear text (allowed by --allow-plaintext-tokens)"));
   }
+  if (!loopback && !config.auth.behind_proxy && config.auth.allow_unproxied) {
+    warnings->push_back(absl::StrCat("clients reach ", grpc_address,
+                                     " with no proxy bounding HTTP/2 abuse (allowed by "
+                                     "--allow-unproxied)"));
+  }
   for (const ResourceConfig& wanted : config.resources) {
     if (!IsSensitive(config, wanted)) continue;
     warnings->push_back(absl::StrCat(

@@ -68,6 +68,12 @@ TEST(Validate, RefusesAnOpenListenerUnlessAccepted) {
   Config config = Serving();
   EXPECT_THAT(Refusal(config, open), HasSubstr("--allow-unauthenticated"));
   config.auth.allow_unauthenticated = true;
+  EXPECT_THAT(Refusal(config, open), HasSubstr("--allow-unproxied"));
+  config.auth.allow_unproxied = true;
+  EXPECT_THAT(Warnings(config, open),
+              ElementsAre(HasSubstr("reads every served object (allowed by"),
+                          HasSubstr("no proxy bounding HTTP/2 abuse (allowed by")));
+  config.auth.behind_proxy = true;
   EXPECT_THAT(Warnings(config, open),
               ElementsAre(HasSubstr("reads every served object (allowed by")));
 
@@ -75,6 +81,7 @@ TEST(Validate, RefusesAnOpenListenerUnlessAccepted) {
   tokens.auth.mode = AuthMode::kKubernetes;
   EXPECT_THAT(Refusal(tokens, open), HasSubstr("--allow-plaintext-tokens"));
   tokens.auth.allow_plaintext_tokens = true;
+  tokens.auth.behind_proxy = true;
   EXPECT_THAT(Warnings(tokens, open), ElementsAre(HasSubstr("in clear text (allowed by")));
   // On loopback the flags accept nothing, so nothing is warned of.
   EXPECT_THAT(Warnings(tokens), IsEmpty());

@@ -203,6 +203,7 @@ def check_proxy(r):
     informerd_ports = {p["name"] for p in r.container().get("ports", [])}
     if "proxy" not in containers:
         r.expect(grpc == ["--grpc-address=0.0.0.0:50051"], f"no proxy: informerd on 0.0.0.0:50051, got {grpc}")
+        r.expect("--allow-unproxied" in r.args(), "no proxy: --allow-unproxied, else informerd refuses 0.0.0.0")
         r.expect("grpc" in informerd_ports, "no proxy: informerd's container has the grpc port")
         r.expect("haproxy.cfg" not in r.one("ConfigMap")["data"], "no proxy: no haproxy.cfg")
         r.expect("--trust-forwarded-for" not in r.args(), "no proxy: x-forwarded-for not trusted")

@@ -123,7 +123,8 @@ TEST(SecureDefaults, AuthNoneWithTlsOnAllInterfacesIsRefused) {
 
 TEST(SecureDefaults, AuthNoneOnAllInterfacesWithAllowUnauthenticatedServes) {
   Ports ports;
-  InformerdProcess informerd(Flags(ports, "0.0.0.0", {"--allow-unauthenticated"}),
+  InformerdProcess informerd(
+      Flags(ports, "0.0.0.0", {"--allow-unauthenticated", "--allow-unproxied"}),
                              "none-allowed.log");
   ASSERT_TRUE(Eventually([&] { return Ready(ports); }, absl::Seconds(60))) << informerd.Log();
   EXPECT_TRUE(ListResources(Plaintext(ports), "").ok());
@@ -203,7 +204,8 @@ TEST(SecureDefaults, AllowUnauthenticatedDoesNotAllowPlaintextTokens) {
 TEST(SecureDefaults, TokensOverPlaintextWithAllowPlaintextTokensServe) {
   Ports ports;
   InformerdProcess informerd(
-      Flags(ports, "0.0.0.0", {"--auth-mode=kubernetes", "--allow-plaintext-tokens"}),
+      Flags(ports, "0.0.0.0",
+            {"--auth-mode=kubernetes", "--allow-plaintext-tokens", "--behind-proxy"}),
       "tokens-plaintext-allowed.log");
   ASSERT_TRUE(Eventually([&] { return Ready(ports); }, absl::Seconds(60))) << informerd.Log();
   EXPECT_TRUE(ListResources(Plaintext(ports), ReadFileFromEnv("INFORMERD_ALICE_TOKEN_FILE")).ok());
@@ -212,13 +214,27 @@ TEST(SecureDefaults, TokensOverPlaintextWithAllowPlaintextTokensServe) {
   EXPECT_EQ(informerd.Stop(), 0) << informerd.Log();
 }
 
-// The secure combination needs no flag: a token over TLS.
-TEST(SecureDefaults, TokensOverTlsOnAllInterfacesServe) {
+// Tokens over TLS, and still no proxy to bound HTTP/2 abuse.
+TEST(SecureDefaults, TokensOverTlsOnAllInterfacesWithNoProxyAreRefused) {
+  MakeCa("unproxied-ca");
+  MakeCert("unproxied-ca", "unproxied.key", "unproxied.crt");
+  Ports ports;
+  InformerdProcess informerd(Flags(ports, "0.0.0.0",
+                                   {"--auth-mode=kubernetes",
+                                    "--tls-cert-file=" + CertPath("unproxied.crt"),
+                                    "--tls-key-file=" + CertPath("unproxied.key")}),
+                             "tokens-tls-unproxied.log");
+  ExpectRefused(informerd, "refusing to face clients without a proxy", "--behind-proxy");
+  EXPECT_THAT(informerd.Log(), HasSubstr("--allow-unproxied"));
+}
+
+// The secure combination: a token over TLS, with a proxy in front.
+TEST(SecureDefaults, TokensOverTlsOnAllInterfacesBehindAProxyServe) {
   MakeCa("tokens-ca");
   MakeCert("tokens-ca", "tokens.key", "tokens.crt");
   Ports ports;
   InformerdProcess informerd(Flags(ports, "0.0.0.0",
-                                   {"--auth-mode=kubernetes",
+                                   {"--auth-mode=kubernetes", "--behind-proxy",
                                     "--tls-cert-file=" + CertPath("tokens.crt"),
                                     "--tls-key-file=" + CertPath("tokens.key")}),
                              "tokens-tls.log");
