@@ -381,6 +381,15 @@ def check_default(r):
     r.expect("--tls-cert-file=/etc/informerd/tls/tls.crt" in args, "default: TLS")
     accepted = [a for a in args if a.startswith(("--allow-", "--client-ca", "--http-tls"))]
     r.expect(not accepted, f"default: no risk accepted, no optional flag: {accepted}")
+    # One audience per release: its Service's DNS name.
+    audience = f"{FULLNAME}.{r.namespace}.svc"
+    r.expect(f"--token-audiences={audience}" in args,
+             f"default: --token-audiences={audience}, got "
+             f"{[a for a in args if a.startswith('--token-audiences')]}")
+    pod = r.one("Pod", f"{FULLNAME}-test-health")["spec"]
+    projected = [v["projected"]["sources"][0]["serviceAccountToken"]["audience"]
+                 for v in pod["volumes"] if v["name"] == "informerd-token"]
+    r.expect(projected == [audience], f"test pod: a token for {audience}, got {projected}")
     check_generated_certificate(r)
     # The binary's 2 GiB of initial events would exceed the pod's 1 Gi.
     limits = r.config().get("limits", {})
@@ -652,7 +661,9 @@ def check_leaf(r):
              f"leaf: upstream grpcs:// the root's Service, got {upstream}")
     r.expect(set(upstream) == {"upstream", "upstreamCaFile", "upstreamTokenFile"},
              f"leaf: upstream keys, got {sorted(upstream)}")
-    check_leaf_token(r, "informerd")
+    # The root's Service DNS name, from upstream.address: the default
+    # audience of a root installed with the chart's defaults.
+    check_leaf_token(r, "informerd-root.informerd.svc")
     check_leaf_ca(r, ("configMap", "name", "informerd-root-ca"))
     # RBAC: what the root's SubjectAccessReviews check, and the reviews of
     # its own callers; nothing to get from the API server.
@@ -695,8 +706,9 @@ def check_leaf_namespaced(r):
         "upstreamKeyFile": f"{UPSTREAM_CLIENT_DIR}/tls.key",
         "upstreamTokenFile": f"{UPSTREAM_TOKEN_DIR}/token",
     }, f"leaf-namespaced: upstream keys, got {upstream}")
-    # The chart's default audience, which a root of the chart's defaults takes.
-    check_leaf_token(r, "informerd")
+    # The chart's default audience, which a root of the chart's defaults
+    # takes: a bare Service name is one in the leaf's own namespace.
+    check_leaf_token(r, f"informerd-root.{r.namespace}.svc")
     check_leaf_ca(r, ("secret", "secretName", "informerd-root-tls"))
     r.expect(r.mounts().get("upstream-client") == UPSTREAM_CLIENT_DIR, "leaf: client cert mount")
     client = r.volumes().get("upstream-client", {}).get("secret", {})

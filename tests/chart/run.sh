@@ -626,6 +626,28 @@ informerctl_token_over_tls() {
   echo "plaintext: $output"
 }
 
+# Usage: another_release_token_refused NAMESPACE
+# A token of the same ServiceAccount issued for another release's audience
+# (that release's Service DNS name) is refused: one release's clients do not
+# reach another, which may serve more.
+another_release_token_refused() {
+  local args connection=() arg output
+  mapfile -t args < <(python3 "$here/local_command.py" test "$work/rendered.yaml" "$work" \
+    "$grpc_port")
+  for arg in "${args[@]}"; do
+    [[ "$arg" == --* && "$arg" != --token-file=* ]] && connection+=("$arg")
+  done
+  "$kubectl" create token "$fullname" -n "$1" --duration=1h \
+    --audience "other-informerd.$1.svc" >"$work/other-release.token"
+  if output="$("$informerctl_bin" "${connection[@]}" --token-file="$work/other-release.token" \
+    resources 2>&1)"; then
+    echo "a token for other-informerd.$1.svc: accepted; must be UNAUTHENTICATED"
+    return 1
+  fi
+  echo "a token for other-informerd.$1.svc: $output"
+  grep -q UNAUTHENTICATED <<<"$output"
+}
+
 # Usage: stop_informerd [DIR]
 stop_informerd() {
   local pid_file="${1:-$work}/informerd.pid"
@@ -681,16 +703,17 @@ refused_outside_grants_namespaced() {
     '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"x"}}'
 }
 
-# Usage: prepare_leaf NAMESPACE
+# Usage: prepare_leaf NAMESPACE ROOT_NAMESPACE
 # The leaf set's identity as prepare_identity applies a root's, in
-# $work/leaf, with its config pointed at the root informerd_becomes_ready
-# runs (localhost:$grpc_port, which the generated certificate names) and
-# that root's CA, and a token of the leaf's ServiceAccount for the
-# audience of the Deployment's projected token (the chart's default,
-# informerd, which that root accepts).
+# $work/leaf, with upstream.address the root's Service in ROOT_NAMESPACE,
+# its config pointed at the root informerd_becomes_ready runs
+# (localhost:$grpc_port, which the generated certificate names) and that
+# root's CA, and a token of the leaf's ServiceAccount for the audience of
+# the Deployment's projected token (the chart's default, derived from
+# upstream.address: the root's Service DNS name, which that root accepts).
 prepare_leaf() {
   local dir="$work/leaf" audience
-  prepare_identity leaf "$1" "$dir"
+  prepare_identity leaf "$1" "$dir" --set "upstream.address=$fullname.$2.svc:50051"
   audience="$(python3 "$here/local_command.py" leaf "$dir/rendered.yaml" "$dir" \
     "localhost:$grpc_port" "$work/tls/ca.crt")"
   local audience_args=()
@@ -786,10 +809,12 @@ run_cluster_checks() {
     informerctl_health
   run_case "rbac cluster-wide: the token over TLS accepted; none, or plaintext, refused" \
     informerctl_token_over_tls
+  run_case "rbac cluster-wide: a token for another release's audience refused" \
+    another_release_token_refused "$namespace"
   # The tier: a leaf release's identity reads that root.
   local leaf_namespace="chart-leaf-$suffix"
   run_case "tier leaf: ServiceAccount, ClusterRole, ConfigMap, token toward the root" \
-    prepare_leaf "$leaf_namespace"
+    prepare_leaf "$leaf_namespace" "$namespace"
   run_case "tier leaf: may list and watch the served resources and create reviews, no more" \
     leaf_grants "$leaf_namespace"
   run_case "tier leaf: informerd reading the root syncs every resource (/readyz ok)" \

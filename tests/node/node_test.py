@@ -84,9 +84,10 @@ LEAF_RELEASE = "informerd-leaf"
 LEAF_NAMESPACE = "informerd-leaf"
 CLIENT_NAMESPACE = "informerd-clients"
 APPS_NAMESPACE = "informerd-apps"
-# The chart's default audience for client tokens (auth.tokenAudiences).
-AUDIENCE = "informerd"
 GRPC_TARGET = "%s.%s.svc:50051" % (RELEASE, NAMESPACE)
+# The chart's default audience for client tokens (auth.tokenAudiences): the
+# release's Service DNS name.
+AUDIENCE = "%s.%s.svc" % (RELEASE, NAMESPACE)
 LEAF_TARGET = "%s.%s.svc:50051" % (LEAF_RELEASE, LEAF_NAMESPACE)
 ATTACKER_NAMESPACE = "informerd-attacker"
 ATTACK_SECONDS = 45
@@ -297,8 +298,10 @@ def container_pid(pod_uid: str, command: str) -> int:
 
 def client_pod(name: str, image: str, target: str, ca_config_map: str) -> dict:
     """An example controller's pod: informerd at TARGET over TLS with the CA
-    of CA_CONFIG_MAP and a projected token for informerd's audience; the
-    apiserver through its own ServiceAccount (in-cluster config)."""
+    of CA_CONFIG_MAP and a projected token for that release's audience (the
+    chart's default: its Service DNS name, TARGET's host); the apiserver
+    through its own ServiceAccount (in-cluster config)."""
+    audience = target.rsplit(":", 1)[0]
     return {
         "apiVersion": "v1", "kind": "Pod",
         "metadata": {"name": name, "namespace": CLIENT_NAMESPACE,
@@ -324,7 +327,7 @@ def client_pod(name: str, image: str, target: str, ca_config_map: str) -> dict:
             }],
             "volumes": [
                 {"name": "token", "projected": {"sources": [{"serviceAccountToken": {
-                    "audience": AUDIENCE, "expirationSeconds": 3600, "path": "token"}}]}},
+                    "audience": audience, "expirationSeconds": 3600, "path": "token"}}]}},
                 {"name": "ca", "configMap": {"name": ca_config_map}},
                 {"name": "tmp", "emptyDir": {}}],
         },

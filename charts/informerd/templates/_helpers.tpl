@@ -369,8 +369,8 @@ a non-loopback address too, so the chart fails early with the same reason.
 {{- end }}
 {{- /* Without token reviews (auth.mode none) no audience is checked. */}}
 {{- if eq .Values.auth.mode "kubernetes" }}
-{{- with .Values.auth.tokenAudiences }}
-- --token-audiences={{ join "," . }}
+{{- with include "informerd.tokenAudiences" . }}
+- --token-audiences={{ . }}
 {{- end }}
 {{- end }}
 {{- if .Values.tls.enabled }}
@@ -456,4 +456,38 @@ backend informerd
   {{- else }}
   server informerd 127.0.0.1:{{ .Values.proxy.backendPort }} proto h2
   {{- end }}
+{{- end }}
+
+{{- /*
+auth.tokenAudiences rendered (each is a template), comma-separated; empty
+when the list is.
+*/}}
+{{- define "informerd.tokenAudiences" -}}
+{{- $root := . }}
+{{- $out := list }}
+{{- range .Values.auth.tokenAudiences }}
+{{- $out = append $out (tpl . $root) }}
+{{- end }}
+{{- join "," $out }}
+{{- end }}
+
+{{- /*
+The audience a root installed with this chart's defaults accepts, from
+upstream.address: its Service DNS name NAME.NAMESPACE.svc. A bare NAME is
+a Service in this release's namespace; NAME.NAMESPACE and
+NAME.NAMESPACE.svc.cluster.local name the same Service; any other host
+(not a Service) is taken as it is.
+*/}}
+{{- define "informerd.upstreamAudience" -}}
+{{- $host := regexReplaceAll ":[0-9]+$" .Values.upstream.address "" }}
+{{- $host = trimSuffix "." $host }}
+{{- $host = trimSuffix ".cluster.local" $host }}
+{{- $labels := splitList "." $host }}
+{{- if eq (len $labels) 1 }}
+{{- printf "%s.%s.svc" $host .Release.Namespace }}
+{{- else if eq (len $labels) 2 }}
+{{- printf "%s.svc" $host }}
+{{- else }}
+{{- $host }}
+{{- end }}
 {{- end }}
