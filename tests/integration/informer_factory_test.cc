@@ -146,7 +146,8 @@ TEST_F(InformerFactoryTest, UnservedResourceIsReportedInLastError) {
 
 TEST_F(InformerFactoryTest, SharesInformersByKeyAndStartsThoseNotStarted) {
   CreateConfigMap(ns_, "a", {{"app", "x"}});
-  CreateConfigMap(ns_, "b", {{"app", "y"}});
+  // The informers' first List is served from what the server holds.
+  server_.WaitForVersion("configmaps", CreateConfigMap(ns_, "b", {{"app", "y"}}));
   SharedInformerFactory factory(ChannelTo(server_.port()), {});
   RemoteInformer* all = factory.InformerFor(ConfigMaps(ns_));
   EXPECT_EQ(factory.InformerFor(ConfigMaps(ns_)), all);
@@ -344,7 +345,7 @@ TEST_F(InformerFactoryTest, SlowHandlerDoesNotDelayAnother) {
 // gets none; and no call but the informer's one Watch is made.
 TEST_F(InformerFactoryTest, ResyncPerHandlerWithoutListing) {
   CreateConfigMap(ns_, "a", {});
-  CreateConfigMap(ns_, "b", {});
+  server_.WaitForVersion("configmaps", CreateConfigMap(ns_, "b", {}));
   CallCounter calls;
   SharedInformerFactory factory(ChannelTo(server_.port(), &calls), {},
                                 /*default_resync_period=*/absl::Milliseconds(100));
@@ -450,7 +451,7 @@ TEST_F(InformerFactoryTest, CustomIndexFollowsTheCache) {
   informer->AddEventHandler(&handler);
   CreateConfigMap(ns_, "a", {{"app", "web"}});
   CreateConfigMap(ns_, "b", {{"app", "web"}});
-  CreateConfigMap(ns_, "c", {{"app", "db"}});
+  server_.WaitForVersion("configmaps", CreateConfigMap(ns_, "c", {{"app", "db"}}));
   factory.Start();
   ASSERT_TRUE(informer->WaitForSync(kWait));
   EXPECT_EQ(*informer->Lister().IndexKeys("by-app", "web"),
