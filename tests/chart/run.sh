@@ -626,25 +626,32 @@ informerctl_token_over_tls() {
   echo "plaintext: $output"
 }
 
-# Usage: another_release_token_refused NAMESPACE
-# A token of the same ServiceAccount issued for another release's audience
-# (that release's Service DNS name) is refused: one release's clients do not
-# reach another, which may serve more.
+# Usage: another_release_token_refused SET NAMESPACE
+# A token of the same ServiceAccount issued for the audience another
+# release of the same values accepts (the chart's default: that release's
+# Service DNS name) is refused: one release's clients do not reach another,
+# which may serve more.
 another_release_token_refused() {
-  local args connection=() arg output
+  local args connection=() arg output audience
+  audience="$("$helm" template other "$chart" --namespace "$2" -f "$here/values/$1.yaml" |
+    grep -o -- '--token-audiences=[^,"]*' | head -n1 | cut -d= -f2)"
+  [[ -n "$audience" ]] || {
+    echo "release other renders no --token-audiences"
+    return 1
+  }
   mapfile -t args < <(python3 "$here/local_command.py" test "$work/rendered.yaml" "$work" \
     "$grpc_port")
   for arg in "${args[@]}"; do
     [[ "$arg" == --* && "$arg" != --token-file=* ]] && connection+=("$arg")
   done
-  "$kubectl" create token "$fullname" -n "$1" --duration=1h \
-    --audience "other-informerd.$1.svc" >"$work/other-release.token"
+  "$kubectl" create token "$fullname" -n "$2" --duration=1h --audience "$audience" \
+    >"$work/other-release.token"
   if output="$("$informerctl_bin" "${connection[@]}" --token-file="$work/other-release.token" \
     resources 2>&1)"; then
-    echo "a token for other-informerd.$1.svc: accepted; must be UNAUTHENTICATED"
+    echo "a token for release other's audience $audience: accepted; must be UNAUTHENTICATED"
     return 1
   fi
-  echo "a token for other-informerd.$1.svc: $output"
+  echo "a token for release other's audience $audience: $output"
   grep -q UNAUTHENTICATED <<<"$output"
 }
 
@@ -810,7 +817,7 @@ run_cluster_checks() {
   run_case "rbac cluster-wide: the token over TLS accepted; none, or plaintext, refused" \
     informerctl_token_over_tls
   run_case "rbac cluster-wide: a token for another release's audience refused" \
-    another_release_token_refused "$namespace"
+    another_release_token_refused rbac-cluster "$namespace"
   # The tier: a leaf release's identity reads that root.
   local leaf_namespace="chart-leaf-$suffix"
   run_case "tier leaf: ServiceAccount, ClusterRole, ConfigMap, token toward the root" \
