@@ -1,11 +1,11 @@
-// InformerdReader (server/tier) against a scripted fake root: the faults a
-// leaf must ride out (a broken stream, a root that is not ready,
-// OUT_OF_RANGE, the root's relist batch, Stop during a Watch). The happy
-// path against a real root is tier_test.cc. No control plane is needed.
+// InformerdReader (server/tier) against a scripted fake root (fake_root.h):
+// the faults a leaf must ride out (a broken stream, a root that is not
+// ready, OUT_OF_RANGE, the root's relist batch, Stop during a Watch, a lying
+// root). The happy path against a real root is tier_test.cc. No control
+// plane is needed.
 #include "server/tier/informerd_reader.h"
 
 #include <algorithm>
-#include <deque>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -17,18 +17,24 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "informerd/v1/informerd.grpc.pb.h"
 #include "server/informer/informer.h"
 #include "server/kube/recording_sink.h"
+#include "tests/integration/fake_root.h"
 
 namespace informerd::tier {
 namespace {
 
 using ::testing::ElementsAre;
+using testing::Added;
+using testing::Bookmark;
+using testing::Event;
+using testing::FakeRoot;
+using testing::kEndlessObjectBytes;
+using testing::Script;
 
 constexpr absl::Duration kWait = absl::Seconds(10);
 
@@ -43,141 +49,6 @@ class RecordingSink : public kube::RecordingSink {
     return absl::StrCat(metadata["name"].GetString(), " ",
                         metadata["resourceVersion"].GetString());
   }
-};
-
-v1::WatchEvent Event(v1::WatchEvent::Type type, const std::string& name,
-                     const std::string& object_version, const std::string& event_version,
-                     bool final_state_unknown = false) {
-  v1::WatchEvent event;
-  event.set_type(type);
-  event.set_resource_version(event_version);
-  event.set_final_state_unknown(final_state_unknown);
-  v1::Object* object = event.mutable_object();
-  object->set_name(name);
-  object->set_namespace_("ns");
-  object->set_resource_version(object_version);
-  object->set_json(absl::StrCat(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")",
-                                name, R"(","namespace":"ns","resourceVersion":")",
-                                object_version, R"("}})"));
-  return event;
-}
-
-v1::WatchEvent Added(const std::string& name, const std::string& version) {
-  return Event(v1::WatchEvent::ADDED, name, version, version);
-}
-
-v1::WatchEvent Bookmark(const std::string& version, bool initial_events_end = false) {
-  v1::WatchEvent event;
-  event.set_type(v1::WatchEvent::BOOKMARK);
-  event.set_resource_version(version);
-  event.mutable_object()->set_resource_version(version);
-  event.set_initial_events_end(initial_events_end);
-  return event;
-}
-
-// One scripted Watch: the events to send, then how the call ends.
-struct Script {
-  std::vector<v1::WatchEvent> events;
-  grpc::Status end;
-  // Instead of ending: hold the stream open until the client cancels it.
-  bool hold = false;
-  // After the events: ADDED objects of 64 KiB, never the initial-events-end
-  // bookmark, until the client cancels or this many bytes are sent (a cap
-  // for the fake's sake, far past any bound a test sets), then `end`.
-  size_t endless_bytes = 0;
-};
-
-constexpr size_t kEndlessObjectBytes = 64 << 10;
-
-// The n-th object of an endless list: ~64 KiB of JSON at version n + 1.
-v1::WatchEvent EndlessItem(size_t n) {
-  const std::string name = absl::StrCat("endless-", n);
-  const std::string version = absl::StrCat(n + 1);
-  v1::WatchEvent event = Added(name, version);
-  event.mutable_object()->set_json(absl::StrCat(
-      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")", name,
-      R"(","namespace":"ns","resourceVersion":")", version, R"("},"data":{"x":")",
-      std::string(kEndlessObjectBytes, 'x'), R"("}})"));
-  return event;
-}
-
-// A root that answers each Watch with the next script and records what was
-// asked. Without a script left, a Watch is held open until cancelled.
-class FakeRoot final : public v1::Cache::Service {
- public:
-  FakeRoot() {
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
-    builder.RegisterService(this);
-    server_ = builder.BuildAndStart();
-  }
-  ~FakeRoot() override {
-    closing_.Notify();
-    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
-  }
-
-  void Add(Script script) {
-    absl::MutexLock lock(&mu_);
-    scripts_.push_back(std::move(script));
-  }
-
-  std::shared_ptr<grpc::Channel> Channel() const {
-    return grpc::CreateChannel(absl::StrCat("127.0.0.1:", port_),
-                               grpc::InsecureChannelCredentials());
-  }
-
-  // The requests received so far, waiting until there are at least `n`.
-  std::vector<v1::WatchRequest> Requests(size_t n) {
-    absl::MutexLock lock(&mu_);
-    auto enough = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return requests_.size() >= n; };
-    mu_.AwaitWithTimeout(absl::Condition(&enough), kWait);
-    return requests_;
-  }
-
-  std::vector<std::string> Authorizations() {
-    absl::MutexLock lock(&mu_);
-    return authorizations_;
-  }
-
-  grpc::Status Watch(grpc::ServerContext* context, const v1::WatchRequest* request,
-                     grpc::ServerWriter<v1::WatchEvent>* writer) override {
-    Script script;
-    script.hold = true;
-    {
-      absl::MutexLock lock(&mu_);
-      requests_.push_back(*request);
-      auto auth = context->client_metadata().find("authorization");
-      authorizations_.push_back(auth == context->client_metadata().end()
-                                    ? ""
-                                    : std::string(auth->second.data(), auth->second.size()));
-      if (!scripts_.empty()) {
-        script = std::move(scripts_.front());
-        scripts_.pop_front();
-      }
-    }
-    for (const v1::WatchEvent& event : script.events) writer->Write(event);
-    for (size_t n = 0, sent = 0; sent < script.endless_bytes && !context->IsCancelled(); ++n) {
-      v1::WatchEvent item = EndlessItem(n);
-      sent += item.object().json().size();
-      if (!writer->Write(item)) break;
-    }
-    if (!script.hold) return script.end;
-    // Until the reader cancels (or the test ends): the fake's own wait, not
-    // the test's synchronisation.
-    while (!context->IsCancelled() &&
-           !closing_.WaitForNotificationWithTimeout(absl::Milliseconds(20))) {
-    }
-    return grpc::Status::CANCELLED;
-  }
-
- private:
-  absl::Mutex mu_;
-  std::deque<Script> scripts_ ABSL_GUARDED_BY(mu_);
-  std::vector<v1::WatchRequest> requests_ ABSL_GUARDED_BY(mu_);
-  std::vector<std::string> authorizations_ ABSL_GUARDED_BY(mu_);
-  absl::Notification closing_;
-  std::unique_ptr<grpc::Server> server_;
-  int port_ = 0;
 };
 
 InformerdReaderOptions FastOptions() {
@@ -473,13 +344,13 @@ TEST(InformerdReaderTest, AnEndlessInitialListIsCutAtItsBoundAndListedAgain) {
   const int64_t rss_before_kib = StatusKiB("VmRSS");
   ASSERT_GT(rss_before_kib, 0);
   CountingInformerSink sink;
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   {
     InformerdReader reader(root.Channel(), ConfigMaps(), options, &sink);
     reader.Start();
     const bool synced = sink.WaitForListEnd(absl::Seconds(60));
     reader.Stop();
-    const std::string log = testing::internal::GetCapturedStderr();
+    const std::string log = ::testing::internal::GetCapturedStderr();
     ASSERT_TRUE(synced) << "the leaf never took the honest list after the endless ones";
     const int64_t peak_growth_kib = StatusKiB("VmHWM") - rss_before_kib;
     std::printf("endless lists: max %zu items in one list, peak RSS +%lld KiB, %llu cut\n",
@@ -515,10 +386,10 @@ TEST(InformerdReaderTest, AListPastItsItemBoundIsCutNamingIt) {
   InformerdReaderOptions options = FastOptions();
   options.pending_lists =
       std::make_shared<PendingListBudget>(PendingListBounds{2, uint64_t{1} << 30, "set"});
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   Reading reading(root, options);
   const bool seen = reading.StopAfter("end 8");
-  const std::string log = testing::internal::GetCapturedStderr();
+  const std::string log = ::testing::internal::GetCapturedStderr();
   ASSERT_TRUE(seen);
   // The cut list is dropped at once (the second "start").
   EXPECT_THAT(reading.lines(), ElementsAre("start", "item a 5", "item b 6", "start", "start",
