@@ -82,6 +82,13 @@ ABSL_FLAG(std::string, upstream_key_file, "", "PEM private key for --upstream-ce
 ABSL_FLAG(std::string, upstream_token_file, "",
           "file holding this informerd's bearer token toward the upstream informerd (one with "
           "--auth-mode=kubernetes), re-read for every call");
+ABSL_FLAG(uint64_t, upstream_list_max_items, 0,
+          "a leaf: the most items of one initial list from the upstream informerd before its "
+          "end; 0: the file's upstreamListMaxItems, else 1000000");
+ABSL_FLAG(uint64_t, upstream_list_max_bytes, 0,
+          "a leaf: the most bytes of all initial lists from the upstream informerd before their "
+          "ends; 0: the file's upstreamListMaxBytes, else half the memory limit (cgroup), else "
+          "4 GiB");
 ABSL_FLAG(std::string, upstream_list, "auto",
           "how the state of each resource is read from the API server: auto (paged LISTs from "
           "Kubernetes 1.33, which encodes them as it streams them; stream before), stream (a WATCH "
@@ -156,6 +163,12 @@ config::Config LoadConfig() {
         std::pair{&FLAGS_upstream_key_file, &config.upstream.key_file},
         std::pair{&FLAGS_upstream_token_file, &config.upstream.token_file}}) {
     if (std::string value = absl::GetFlag(*flag); !value.empty()) *target = value;
+  }
+  if (uint64_t items = absl::GetFlag(FLAGS_upstream_list_max_items); items != 0) {
+    config.upstream.list_max_items = items;
+  }
+  if (uint64_t bytes = absl::GetFlag(FLAGS_upstream_list_max_bytes); bytes != 0) {
+    config.upstream.list_max_bytes = bytes;
   }
   // Server::Start judges the result (config::Validate).
   return config;

@@ -62,6 +62,7 @@ std::vector<prometheus::MetricFamily> CollectResourceMetrics(
   FamilyBuilder http(&families, "informerd_upstream_http_errors_total", "Error statuses from the upstream.", MetricType::Counter);
   FamilyBuilder throttled(&families, "informerd_upstream_throttled_total", "429 answers from the API server (RESOURCE_EXHAUSTED from a root informerd).", MetricType::Counter);
   FamilyBuilder decode(&families, "informerd_upstream_decode_errors_total", "Malformed responses from the upstream.", MetricType::Counter);
+  FamilyBuilder too_large(&families, "informerd_upstream_lists_too_large_total", "Initial lists from a root informerd dropped for passing upstreamListMaxItems or upstreamListMaxBytes before their end bookmark.", MetricType::Counter);
   FamilyBuilder backfills(&families, "informerd_history_backfills_total", "Runs that filled the watch history backwards from the API server for clients resuming from before it (after a restart).", MetricType::Counter);
   FamilyBuilder backfill_failures(&families, "informerd_history_backfill_failures_total", "Of those, runs that failed (timeout, unreachable upstream): their clients got UNAVAILABLE. A 410 from the API server is not a failure (the clients relist).", MetricType::Counter);
   const std::vector<service::ServedResource*> all = registry.all();
@@ -99,6 +100,7 @@ std::vector<prometheus::MetricFamily> CollectResourceMetrics(
     http.Add(name, static_cast<double>(upstream.http_errors.load()));
     throttled.Add(name, static_cast<double>(upstream.throttled.load()));
     decode.Add(name, static_cast<double>(upstream.decode_errors.load()));
+    too_large.Add(name, static_cast<double>(upstream.lists_too_large.load()));
     // Without backfills (turned off, or a leaf) both stay 0, so that the
     // alert on failures has a series to read.
     const service::HistoryBackfill* backfill = served->backfill.get();

@@ -413,6 +413,14 @@ class Parser {
          [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
            return p.String(v, k, &o->upstream.token_file);
          }},
+        {"upstreamListMaxItems",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Size(v, k, 1, 1'000'000'000, &o->upstream.list_max_items);
+         }},
+        {"upstreamListMaxBytes",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Size(v, k, 0, int64_t{1} << 44, &o->upstream.list_max_bytes);
+         }},
     };
     if (root.IsNull()) return Error("(top level)", "empty file");
     return Fields(root, "", kFields, config);

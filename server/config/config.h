@@ -103,6 +103,12 @@ struct UpstreamConfig {
   // --auth-mode=kubernetes), re-read for every call so a rotated
   // (projected) token is picked up.
   std::string token_file;
+  // The root's initial lists, until their initial-events-end bookmark: the
+  // items of one (upstreamListMaxItems, --upstream-list-max-items) and the
+  // bytes of all together (upstreamListMaxBytes, --upstream-list-max-bytes;
+  // 0: half the process's memory limit, its cgroup's, else 4 GiB).
+  size_t list_max_items = 1'000'000;
+  uint64_t list_max_bytes = 0;
 };
 
 // An upstream URL taken apart.

@@ -261,14 +261,27 @@ upstreamCaFile: /etc/root/ca.crt
 upstreamCertFile: /etc/leaf/tls.crt
 upstreamKeyFile: /etc/leaf/tls.key
 upstreamTokenFile: /var/run/secrets/tokens/informerd
+upstreamListMaxItems: 200000
+upstreamListMaxBytes: 1073741824
 )", "leaf.yaml");
   ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->upstream.list_max_items, 200000u);
+  EXPECT_EQ(config->upstream.list_max_bytes, uint64_t{1} << 30);
   EXPECT_EQ(config->upstream.url, "grpcs://informerd-root.informerd.svc:50051");
   EXPECT_EQ(config->upstream.ca_file, "/etc/root/ca.crt");
   EXPECT_EQ(config->upstream.cert_file, "/etc/leaf/tls.crt");
   EXPECT_EQ(config->upstream.key_file, "/etc/leaf/tls.key");
   EXPECT_EQ(config->upstream.token_file, "/var/run/secrets/tokens/informerd");
   EXPECT_TRUE(CheckUpstream(config->upstream).ok());
+
+  absl::StatusOr<Config> defaults = ParseConfig("upstream: grpc://127.0.0.1:50051\n", "leaf.yaml");
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_EQ(defaults->upstream.list_max_items, 1000000u);
+  EXPECT_EQ(defaults->upstream.list_max_bytes, 0u);  // from the memory limit
+  absl::StatusOr<Config> no_items = ParseConfig("upstreamListMaxItems: 0\n", "leaf.yaml");
+  ASSERT_FALSE(no_items.ok());
+  EXPECT_NE(no_items.status().message().find("upstreamListMaxItems"), std::string::npos)
+      << no_items.status();
 
   absl::StatusOr<Config> bad = ParseConfig("upstream: http://root:50051\n", "leaf.yaml");
   ASSERT_FALSE(bad.ok());

@@ -97,7 +97,8 @@ Informer::~Informer() {
   dispatcher_.join();
 }
 
-void Informer::OnListStart() { pending_list_.clear(); }
+// Frees the slots too: an abandoned list may have been long.
+void Informer::OnListStart() { std::vector<ObjectPtr>().swap(pending_list_); }
 
 void Informer::OnListItem(rapidjson::Value& object) {
   absl::StatusOr<ObjectPtr> built = cache::BuildObject(object, options_.schema);

@@ -37,6 +37,9 @@ struct ReflectorStats {
   std::atomic<uint64_t> throttled{0};         // 429 Too Many Requests
   std::atomic<uint64_t> decode_errors{0};     // malformed or truncated JSON
   std::atomic<uint64_t> rejected_objects{0};  // objects without metadata
+  // Initial lists dropped for passing their item or byte bound before
+  // their end (a root informerd that never ends its list).
+  std::atomic<uint64_t> lists_too_large{0};
 };
 
 class UpstreamReader {

@@ -97,48 +97,6 @@ void AppendGoString(std::string_view text, std::string* out) {
   out->push_back('"');
 }
 
-// Compact JSON as Go's encoding/json compacts an embedded raw message.
-// Numbers come out as RapidJSON writes them: the same text for integers;
-// a float may be spelled differently (1e+21 against 1e21), which Go's
-// decoders read as the same number.
-void AppendGoJson(const rapidjson::Value& value, std::string* out) {
-  switch (value.GetType()) {
-    case rapidjson::kObjectType: {
-      out->push_back('{');
-      bool first = true;
-      for (auto it = value.MemberBegin(); it != value.MemberEnd(); ++it) {
-        if (!first) out->push_back(',');
-        first = false;
-        AppendGoString(Str(it->name), out);
-        out->push_back(':');
-        AppendGoJson(it->value, out);
-      }
-      out->push_back('}');
-      return;
-    }
-    case rapidjson::kArrayType: {
-      out->push_back('[');
-      bool first = true;
-      for (const auto& element : value.GetArray()) {
-        if (!first) out->push_back(',');
-        first = false;
-        AppendGoJson(element, out);
-      }
-      out->push_back(']');
-      return;
-    }
-    case rapidjson::kStringType:
-      AppendGoString(Str(value), out);
-      return;
-    default: {
-      rapidjson::StringBuffer buffer;
-      rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-      value.Accept(writer);
-      out->append(buffer.GetString(), buffer.GetSize());
-    }
-  }
-}
-
 // Go's time.ParseDuration grammar: [-]{number unit}+, or "0".
 bool ParseGoDuration(std::string_view text, int64_t* nanos) {
   bool negative = false;
@@ -453,7 +411,7 @@ class KubeProtobuf::Writer {
     }
     if (name == kRawExtension || name == kFieldsV1) {
       std::string raw;
-      AppendGoJson(value, &raw);
+      if (absl::Status status = AppendGoJson(value, &raw); !status.ok()) return status;
       PutBytes(1, raw, out);
       return absl::OkStatus();
     }
@@ -464,6 +422,55 @@ class KubeProtobuf::Writer {
       return Field(message->field(0), value, out);
     }
     return Message(message, value, false, out);
+  }
+
+  // Compact JSON as Go's encoding/json compacts an embedded raw message
+  // (RawExtension, FieldsV1). Numbers come out as RapidJSON writes them: the
+  // same text for integers; a float may be spelled differently (1e+21
+  // against 1e21), which Go's decoders read as the same number. Each array
+  // or object counts against the same depth as the messages around it: the
+  // recursion is one stack frame per level, whoever built the document.
+  absl::Status AppendGoJson(const rapidjson::Value& value, std::string* out) {
+    switch (value.GetType()) {
+      case rapidjson::kObjectType: {
+        if (++depth_ > kMaxDepth) return Error("", "nested too deeply");
+        out->push_back('{');
+        bool first = true;
+        for (auto it = value.MemberBegin(); it != value.MemberEnd(); ++it) {
+          if (!first) out->push_back(',');
+          first = false;
+          AppendGoString(Str(it->name), out);
+          out->push_back(':');
+          if (absl::Status status = AppendGoJson(it->value, out); !status.ok()) return status;
+        }
+        out->push_back('}');
+        --depth_;
+        return absl::OkStatus();
+      }
+      case rapidjson::kArrayType: {
+        if (++depth_ > kMaxDepth) return Error("", "nested too deeply");
+        out->push_back('[');
+        bool first = true;
+        for (const auto& element : value.GetArray()) {
+          if (!first) out->push_back(',');
+          first = false;
+          if (absl::Status status = AppendGoJson(element, out); !status.ok()) return status;
+        }
+        out->push_back(']');
+        --depth_;
+        return absl::OkStatus();
+      }
+      case rapidjson::kStringType:
+        AppendGoString(Str(value), out);
+        return absl::OkStatus();
+      default: {
+        rapidjson::StringBuffer buffer;
+        rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+        value.Accept(writer);
+        out->append(buffer.GetString(), buffer.GetSize());
+        return absl::OkStatus();
+      }
+    }
   }
 
   const KubeProtobuf& encoder_;

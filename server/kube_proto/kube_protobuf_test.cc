@@ -4,10 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "rapidjson/document.h"
 
 namespace informerd::kube_proto {
 namespace {
-
 
 // Length-delimited field.
 std::string L(int number, std::string_view bytes) {
@@ -86,6 +86,61 @@ TEST(KubeProtobufTest, PodWithOneContainer) {
   std::string json = R"({"apiVersion":"v1","kind":"Pod","metadata":{},"spec":{"containers":[{"name":"c"}]}})";
   auto encoded = KubeProtobuf::Default().Encode(json);
   ASSERT_TRUE(encoded.ok()) << encoded.status();
+}
+
+// A ControllerRevision whose data (a RawExtension) is `levels` arrays deep.
+std::string RevisionNested(int levels) {
+  return absl::StrCat(R"({"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{},"revision":1,"data":)",
+                      std::string(levels, '['), std::string(levels, ']'), "}");
+}
+
+TEST(KubeProtobufTest, RawExtensionWithinTheDepthIsEncoded) {
+  auto encoded = KubeProtobuf::Default().Encode(RevisionNested(KubeProtobuf::kMaxDepth - 2));
+  ASSERT_TRUE(encoded.ok()) << encoded.status();
+  EXPECT_NE(encoded->find(std::string(KubeProtobuf::kMaxDepth - 2, '[')), std::string::npos);
+}
+
+// The raw JSON of a RawExtension (and FieldsV1) counts against the same
+// depth as the messages around it.
+TEST(KubeProtobufTest, RawExtensionNestedPastTheDepthIsAnErrorNamingIt) {
+  auto encoded = KubeProtobuf::Default().Encode(RevisionNested(KubeProtobuf::kMaxDepth + 1));
+  ASSERT_EQ(encoded.status().code(), absl::StatusCode::kInvalidArgument) << encoded.status();
+  EXPECT_NE(encoded.status().message().find("data: nested too deeply"), std::string::npos)
+      << encoded.status();
+}
+
+TEST(KubeProtobufTest, FieldsV1NestedPastTheDepthIsAnError) {
+  std::string fields;
+  for (int i = 0; i <= KubeProtobuf::kMaxDepth; ++i) fields += R"({"f:a":)";
+  fields += "{}" + std::string(KubeProtobuf::kMaxDepth + 1, '}');
+  auto encoded = KubeProtobuf::Default().Encode(absl::StrCat(
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"managedFields":[{"manager":"m","fieldsV1":)",
+      fields, "}]}}"));
+  ASSERT_EQ(encoded.status().code(), absl::StatusCode::kInvalidArgument) << encoded.status();
+  EXPECT_NE(encoded.status().message().find("fieldsV1: nested too deeply"), std::string::npos)
+      << encoded.status();
+}
+
+// An already parsed document has had no parser's nesting bound: a million
+// levels in a RawExtension must be refused, not recursed into until the
+// stack runs out.
+TEST(KubeProtobufTest, MillionLevelRawExtensionIsRefusedWithoutRecursingIntoIt) {
+  rapidjson::Document document;
+  auto& allocator = document.GetAllocator();
+  rapidjson::Value nested(rapidjson::kArrayType);
+  for (int i = 0; i < 1'000'000; ++i) {
+    rapidjson::Value outer(rapidjson::kArrayType);
+    outer.PushBack(nested, allocator);
+    nested = outer;
+  }
+  document.SetObject();
+  document.AddMember("apiVersion", "apps/v1", allocator);
+  document.AddMember("kind", "ControllerRevision", allocator);
+  document.AddMember("metadata", rapidjson::Value(rapidjson::kObjectType), allocator);
+  document.AddMember("data", nested, allocator);
+  auto encoded = KubeProtobuf::Default().Encode(document);
+  ASSERT_EQ(encoded.status().code(), absl::StatusCode::kInvalidArgument) << encoded.status();
+  EXPECT_NE(encoded.status().message().find("nested too deeply"), std::string::npos) << encoded.status();
 }
 
 }  // namespace

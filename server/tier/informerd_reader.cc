@@ -34,7 +34,8 @@ InformerdReader::InformerdReader(std::shared_ptr<grpc::Channel> channel,
       resource_(std::move(resource)),
       options_(std::move(options)),
       backoff_(options_.backoff),
-      events_(tier::What(resource_, options_.upstream), sink, &stats_, options_.versions) {}
+      events_(tier::What(resource_, options_.upstream), sink, &stats_, options_.versions,
+              options_.pending_lists) {}
 
 InformerdReader::~InformerdReader() { Stop(); }
 

@@ -27,14 +27,18 @@
 // does. Events without metadata.name are counted and dropped. The root is
 // not trusted to be well-formed: UpstreamEvents checks each message (nesting,
 // versions the root cannot have reached) and a refused one ends the stream
-// as a decode error, retried from the last version taken.
+// as a decode error, retried from the last version taken. Its initial lists
+// are bounded in items and bytes until their end bookmark
+// (PendingListBudget): one that passes them is dropped, and the state is
+// asked for again after a backoff, so a root streaming an endless list
+// costs the leaf at most the bound, again and again.
 //
 // stats() counts in the Reflector's terms (the same metrics): lists and
 // streamed_lists (every state), watches, relists, expired_410
 // (OUT_OF_RANGE), events, bookmarks; errors as transport_errors
 // (UNAVAILABLE, CANCELLED, DEADLINE_EXCEEDED, a stream ended early),
 // throttled (RESOURCE_EXHAUSTED), http_errors (any other code),
-// decode_errors and rejected_objects.
+// decode_errors (lists_too_large among them) and rejected_objects.
 //
 // Thread safety: Start() and Stop() may be called from any thread; the sink
 // is called only from the reader's own thread. stats() and synced() are
@@ -58,6 +62,7 @@
 #include "server/kube/list_watch_sink.h"
 #include "server/kube/reader_thread.h"
 #include "server/kube/upstream_reader.h"
+#include "server/tier/pending_list_budget.h"
 #include "server/tier/upstream_events.h"
 #include "server/tier/version_bound.h"
 
@@ -82,6 +87,10 @@ struct InformerdReaderOptions {
   // Names the root in errors and logs (its --upstream URL).
   std::string upstream;
   VersionBoundPolicy versions;
+  // Bounds the root's initial lists until their end bookmark, shared by
+  // the readers of one upstream; null: a budget of its own with the
+  // default bounds.
+  std::shared_ptr<PendingListBudget> pending_lists;
 };
 
 class InformerdReader : public kube::UpstreamReader {

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "informerd/v1/informerd.grpc.pb.h"
 #include "server/kube/resource_name.h"
+#include "server/log/log.h"
 #include "server/service/grpc_status.h"
 
 namespace informerd::tier {
@@ -109,8 +110,33 @@ absl::StatusOr<std::unique_ptr<InformerdUpstream>> InformerdUpstream::Create(
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   std::shared_ptr<grpc::Channel> channel =
       grpc::CreateCustomChannel(address->target, credentials, args);
+  PendingListBounds bounds = ListBounds(config, limits::ProcessMemoryLimit());
+  log::Info("upstream", absl::StrCat("initial lists from ", config.url, ": at most ",
+                                     bounds.max_items, " items each and ", bounds.max_bytes,
+                                     " bytes together before their ends (", bounds.why, ")"));
   return std::unique_ptr<InformerdUpstream>(
-      new InformerdUpstream(config.url, config.token_file, std::move(channel)));
+      new InformerdUpstream(config.url, config.token_file, std::move(channel),
+                            std::make_shared<PendingListBudget>(std::move(bounds))));
+}
+
+PendingListBounds InformerdUpstream::ListBounds(
+    const config::UpstreamConfig& config, const std::optional<limits::MemoryLimit>& memory_limit) {
+  PendingListBounds bounds;
+  bounds.max_items = config.list_max_items;
+  if (config.list_max_bytes != 0) {
+    bounds.max_bytes = config.list_max_bytes;
+    bounds.why = "set";
+  } else if (memory_limit.has_value()) {
+    // The cache holds a resource's objects while its next list arrives:
+    // a list larger than half the memory cannot be taken anyway.
+    bounds.max_bytes = memory_limit->bytes / 2;
+    bounds.why = absl::StrCat("half the memory limit ", memory_limit->bytes, " in ",
+                              memory_limit->source);
+  } else {
+    bounds.max_bytes = uint64_t{4} << 30;
+    bounds.why = "no memory limit found; the default";
+  }
+  return bounds;
 }
 
 absl::Status InformerdUpstream::SetUpCall(grpc::ClientContext* context) const {
@@ -170,6 +196,7 @@ std::unique_ptr<kube::UpstreamReader> InformerdUpstream::NewReader(
   reader_options.namespace_ = wanted.namespace_;
   reader_options.label_selector = wanted.label_selector;
   reader_options.field_selector = wanted.field_selector;
+  reader_options.pending_lists = pending_lists_;
   if (!token_file_.empty()) {
     // The reader may outlive this upstream: it keeps its own copy.
     reader_options.call_setup = [token_file = token_file_](grpc::ClientContext* context) {

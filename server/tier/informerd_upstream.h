@@ -15,13 +15,17 @@
 // root's certificate must name the --upstream host. The
 // channel keeps its connection alive with pings (every 30 s, within the
 // root's minClientPingIntervalSeconds default), so a root that vanished
-// without closing the connection is noticed and the Watch resumed.
+// without closing the connection is noticed and the Watch resumed. The
+// readers share one PendingListBudget: the root's initial lists hold at
+// most upstreamListMaxBytes together (half the process's memory limit by
+// default) and upstreamListMaxItems each, until their end bookmarks.
 //
 // Thread safety: thread-safe; readers it made may outlive it.
 #ifndef INFORMERD_SERVER_TIER_INFORMERD_UPSTREAM_H_
 #define INFORMERD_SERVER_TIER_INFORMERD_UPSTREAM_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <grpcpp/grpcpp.h>
@@ -29,8 +33,10 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "server/config/config.h"
+#include "server/limits/memory_limit.h"
 #include "server/service/served_resource.h"
 #include "server/tier/informerd_reader.h"
+#include "server/tier/pending_list_budget.h"
 
 namespace informerd::tier {
 
@@ -43,6 +49,11 @@ class InformerdUpstream : public service::Upstream {
   // down is retried by discovery and the readers.
   static absl::StatusOr<std::unique_ptr<InformerdUpstream>> Create(
       const config::UpstreamConfig& config, absl::Duration refresh_interval = absl::Minutes(1));
+
+  // The bounds `config` sets for the root's initial lists: its
+  // list_max_bytes, or else half of `memory_limit`, or else 4 GiB.
+  static PendingListBounds ListBounds(const config::UpstreamConfig& config,
+                                      const std::optional<limits::MemoryLimit>& memory_limit);
 
   absl::StatusOr<kube::ResourceInfo> Discover(const config::ResourceConfig& wanted) override;
   std::unique_ptr<kube::UpstreamReader> NewReader(const kube::ResourceInfo& info,
@@ -58,12 +69,17 @@ class InformerdUpstream : public service::Upstream {
 
  private:
   InformerdUpstream(std::string url, std::string token_file,
-                    std::shared_ptr<grpc::Channel> channel)
-      : url_(std::move(url)), token_file_(std::move(token_file)), channel_(std::move(channel)) {}
+                    std::shared_ptr<grpc::Channel> channel,
+                    std::shared_ptr<PendingListBudget> pending_lists)
+      : url_(std::move(url)),
+        token_file_(std::move(token_file)),
+        channel_(std::move(channel)),
+        pending_lists_(std::move(pending_lists)) {}
 
   const std::string url_;
   const std::string token_file_;
   const std::shared_ptr<grpc::Channel> channel_;
+  const std::shared_ptr<PendingListBudget> pending_lists_;
 };
 
 }  // namespace informerd::tier

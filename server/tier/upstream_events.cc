@@ -19,13 +19,54 @@ constexpr std::string_view kComponent = "upstream";
 }  // namespace
 
 UpstreamEvents::UpstreamEvents(std::string what, kube::ListWatchSink* sink,
-                               kube::ReflectorStats* stats, VersionBoundPolicy versions)
-    : what_(std::move(what)), sink_(sink), stats_(stats), versions_(versions) {}
+                               kube::ReflectorStats* stats, VersionBoundPolicy versions,
+                               std::shared_ptr<PendingListBudget> budget)
+    : what_(std::move(what)),
+      sink_(sink),
+      stats_(stats),
+      versions_(versions),
+      budget_(budget != nullptr ? std::move(budget)
+                                : std::make_shared<PendingListBudget>(PendingListBounds{})) {}
+
+UpstreamEvents::~UpstreamEvents() { ReleaseList(); }
+
+void UpstreamEvents::ReleaseList() {
+  budget_->Give(list_bytes_);
+  list_bytes_ = 0;
+  list_items_ = 0;
+}
 
 void UpstreamEvents::StartWatch(bool initial_events) {
+  ReleaseList();
   awaiting_initial_events_end_ = initial_events;
   newest_item_ = 0;
   if (initial_events) sink_->OnListStart();
+}
+
+absl::Status UpstreamEvents::TakeListItem(size_t json_bytes) {
+  const PendingListBounds& bounds = budget_->bounds();
+  const uint64_t cost = uint64_t{json_bytes} + kPendingItemOverhead;
+  std::string passed;
+  if (list_items_ >= bounds.max_items) {
+    passed = absl::StrCat("its bound of ", bounds.max_items, " items (upstreamListMaxItems)");
+  } else if (!budget_->TryTake(cost)) {
+    passed = absl::StrCat("the bound of ", bounds.max_bytes,
+                          " bytes for all pending initial lists (upstreamListMaxBytes: ", bounds.why,
+                          "; this list held ", list_bytes_, " bytes in ", list_items_, " items)");
+  } else {
+    ++list_items_;
+    list_bytes_ += cost;
+    return absl::OkStatus();
+  }
+  const size_t items = list_items_;
+  // Dropped now, not at the retry: the backoff holds none of it.
+  ReleaseList();
+  sink_->OnListStart();
+  stats_->lists_too_large.fetch_add(1);
+  return absl::ResourceExhaustedError(
+      absl::StrCat(what_, ": the initial list passed ", passed, " after ", items,
+                   " items without its initial-events-end bookmark; dropped, listing again "
+                   "after a backoff"));
 }
 
 absl::Status UpstreamEvents::HandleBookmark(const v1::WatchEvent& event, absl::Time now) {
@@ -51,6 +92,8 @@ absl::Status UpstreamEvents::HandleBookmark(const v1::WatchEvent& event, absl::T
                                             ", newer than the list"));
   }
   awaiting_initial_events_end_ = false;
+  // The list's objects are the cache's from here.
+  ReleaseList();
   last_version_ = version;
   stats_->lists.fetch_add(1);
   stats_->streamed_lists.fetch_add(1);
@@ -98,6 +141,10 @@ absl::Status UpstreamEvents::Handle(v1::WatchEvent* event, absl::Time now, bool*
   // In situ: the message's own buffer is parsed once, as the Reflector's
   // frames are. std::string keeps its bytes NUL-terminated.
   std::string* json = event->mutable_object()->mutable_json();
+  // Counted before it is parsed: an item past the bounds costs no parse.
+  if (awaiting_initial_events_end_) {
+    if (absl::Status taken = TakeListItem(json->size()); !taken.ok()) return taken;
+  }
   rapidjson::Document object;
   if (absl::Status parsed = json::ParseInsitu(json->data(), &object);
       !parsed.ok() || !object.IsObject()) {

@@ -1,8 +1,10 @@
 // libFuzzer target for UpstreamEvents: a root informerd's Watch messages,
 // as a lying root could send them. Checks that whatever is sent, the sink
 // sees what UpstreamEvents promises (upstream_events.h): named objects,
-// items only inside a list and none newer than it, and versions that are
-// etcd revisions advancing no faster than VersionBound allows.
+// items only inside a list and none newer than it, no more of them than the
+// list's bounds allow (here 4 items and 4 KiB, so that inputs reach them),
+// every pending byte given back when no list is in progress, and versions
+// that are etcd revisions advancing no faster than VersionBound allows.
 //
 // Input: messages, each two bytes then three fields ending in '|', '|' and
 // NUL (or the input's end):
@@ -14,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,6 +27,7 @@
 #include "server/cache/resource_version.h"
 #include "server/json/json_members.h"
 #include "server/kube/list_watch_sink.h"
+#include "server/tier/pending_list_budget.h"
 #include "server/tier/upstream_events.h"
 
 namespace {
@@ -33,6 +37,8 @@ using informerd::json::MetadataString;
 
 constexpr informerd::tier::VersionBoundPolicy kPolicy{.revisions_per_second = 1000,
                                                       .burst = 100};
+constexpr size_t kMaxItems = 4;
+constexpr uint64_t kMaxBytes = 4 << 10;
 
 void Require(bool condition) {
   if (!condition) std::abort();
@@ -47,9 +53,11 @@ class CheckingSink : public informerd::kube::ListWatchSink {
   void OnListStart() override {
     in_list_ = true;
     newest_item_ = 0;
+    items_ = 0;
   }
   void OnListItem(rapidjson::Value& object) override {
     Require(in_list_);
+    Require(++items_ <= kMaxItems);
     CheckObject(object);
     if (auto version = ParseResourceVersion(MetadataString(object, "resourceVersion"))) {
       if (*version > newest_item_) newest_item_ = *version;
@@ -87,6 +95,7 @@ class CheckingSink : public informerd::kube::ListWatchSink {
 
   bool in_list_ = false;
   uint64_t newest_item_ = 0;
+  size_t items_ = 0;
 };
 
 // The next field of `input`, up to `end` (or the input's end).
@@ -103,7 +112,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);
   CheckingSink sink;
   informerd::kube::ReflectorStats stats;
-  informerd::tier::UpstreamEvents events("fuzz", &sink, &stats, kPolicy);
+  auto budget = std::make_shared<informerd::tier::PendingListBudget>(
+      informerd::tier::PendingListBounds{kMaxItems, kMaxBytes, "fuzz"});
+  std::optional<informerd::tier::UpstreamEvents> events_holder;
+  events_holder.emplace("fuzz", &sink, &stats, kPolicy, budget);
+  informerd::tier::UpstreamEvents& events = *events_holder;
   sink.versions = &events.versions();
   absl::Time now = absl::UnixEpoch() + absl::Hours(1);
   // The first version taken and when: the bound allows at most burst + 2 *
@@ -136,7 +149,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     // As the reader: a failed or abandoned stream is followed by a new
     // Watch, listing when the state is still owed.
+    Require(budget->held() <= kMaxBytes);
+    if (!events.awaiting_initial_events_end()) Require(budget->held() == 0);
     if (!handled.ok() || relist) events.StartWatch(relist || events.awaiting_initial_events_end());
   }
+  events_holder.reset();
+  Require(budget->held() == 0);
   return 0;
 }

@@ -1,13 +1,15 @@
-// InformerdReader (server/tier) against a scripted fake root: the faults a
-// leaf must ride out (a broken stream, a root that is not ready,
-// OUT_OF_RANGE, the root's relist batch, Stop during a Watch). The happy
-// path against a real root is tier_test.cc. No control plane is needed.
+// InformerdReader (server/tier) against a scripted fake root (fake_root.h):
+// the faults a leaf must ride out (a broken stream, a root that is not
+// ready, OUT_OF_RANGE, the root's relist batch, Stop during a Watch, a lying
+// root). The happy path against a real root is tier_test.cc. No control
+// plane is needed.
 #include "server/tier/informerd_reader.h"
 
 #include <algorithm>
-#include <deque>
+#include <fstream>
 #include <functional>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,17 +17,24 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "informerd/v1/informerd.grpc.pb.h"
+#include "server/informer/informer.h"
 #include "server/kube/recording_sink.h"
+#include "tests/integration/fake_root.h"
 
 namespace informerd::tier {
 namespace {
 
 using ::testing::ElementsAre;
+using testing::Added;
+using testing::Bookmark;
+using testing::Event;
+using testing::FakeRoot;
+using testing::kEndlessObjectBytes;
+using testing::Script;
 
 constexpr absl::Duration kWait = absl::Seconds(10);
 
@@ -40,118 +49,6 @@ class RecordingSink : public kube::RecordingSink {
     return absl::StrCat(metadata["name"].GetString(), " ",
                         metadata["resourceVersion"].GetString());
   }
-};
-
-v1::WatchEvent Event(v1::WatchEvent::Type type, const std::string& name,
-                     const std::string& object_version, const std::string& event_version,
-                     bool final_state_unknown = false) {
-  v1::WatchEvent event;
-  event.set_type(type);
-  event.set_resource_version(event_version);
-  event.set_final_state_unknown(final_state_unknown);
-  v1::Object* object = event.mutable_object();
-  object->set_name(name);
-  object->set_namespace_("ns");
-  object->set_resource_version(object_version);
-  object->set_json(absl::StrCat(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")",
-                                name, R"(","namespace":"ns","resourceVersion":")",
-                                object_version, R"("}})"));
-  return event;
-}
-
-v1::WatchEvent Added(const std::string& name, const std::string& version) {
-  return Event(v1::WatchEvent::ADDED, name, version, version);
-}
-
-v1::WatchEvent Bookmark(const std::string& version, bool initial_events_end = false) {
-  v1::WatchEvent event;
-  event.set_type(v1::WatchEvent::BOOKMARK);
-  event.set_resource_version(version);
-  event.mutable_object()->set_resource_version(version);
-  event.set_initial_events_end(initial_events_end);
-  return event;
-}
-
-// One scripted Watch: the events to send, then how the call ends.
-struct Script {
-  std::vector<v1::WatchEvent> events;
-  grpc::Status end;
-  // Instead of ending: hold the stream open until the client cancels it.
-  bool hold = false;
-};
-
-// A root that answers each Watch with the next script and records what was
-// asked. Without a script left, a Watch is held open until cancelled.
-class FakeRoot final : public v1::Cache::Service {
- public:
-  FakeRoot() {
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
-    builder.RegisterService(this);
-    server_ = builder.BuildAndStart();
-  }
-  ~FakeRoot() override {
-    closing_.Notify();
-    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
-  }
-
-  void Add(Script script) {
-    absl::MutexLock lock(&mu_);
-    scripts_.push_back(std::move(script));
-  }
-
-  std::shared_ptr<grpc::Channel> Channel() const {
-    return grpc::CreateChannel(absl::StrCat("127.0.0.1:", port_),
-                               grpc::InsecureChannelCredentials());
-  }
-
-  // The requests received so far, waiting until there are at least `n`.
-  std::vector<v1::WatchRequest> Requests(size_t n) {
-    absl::MutexLock lock(&mu_);
-    auto enough = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return requests_.size() >= n; };
-    mu_.AwaitWithTimeout(absl::Condition(&enough), kWait);
-    return requests_;
-  }
-
-  std::vector<std::string> Authorizations() {
-    absl::MutexLock lock(&mu_);
-    return authorizations_;
-  }
-
-  grpc::Status Watch(grpc::ServerContext* context, const v1::WatchRequest* request,
-                     grpc::ServerWriter<v1::WatchEvent>* writer) override {
-    Script script;
-    script.hold = true;
-    {
-      absl::MutexLock lock(&mu_);
-      requests_.push_back(*request);
-      auto auth = context->client_metadata().find("authorization");
-      authorizations_.push_back(auth == context->client_metadata().end()
-                                    ? ""
-                                    : std::string(auth->second.data(), auth->second.size()));
-      if (!scripts_.empty()) {
-        script = std::move(scripts_.front());
-        scripts_.pop_front();
-      }
-    }
-    for (const v1::WatchEvent& event : script.events) writer->Write(event);
-    if (!script.hold) return script.end;
-    // Until the reader cancels (or the test ends): the fake's own wait, not
-    // the test's synchronisation.
-    while (!context->IsCancelled() &&
-           !closing_.WaitForNotificationWithTimeout(absl::Milliseconds(20))) {
-    }
-    return grpc::Status::CANCELLED;
-  }
-
- private:
-  absl::Mutex mu_;
-  std::deque<Script> scripts_ ABSL_GUARDED_BY(mu_);
-  std::vector<v1::WatchRequest> requests_ ABSL_GUARDED_BY(mu_);
-  std::vector<std::string> authorizations_ ABSL_GUARDED_BY(mu_);
-  absl::Notification closing_;
-  std::unique_ptr<grpc::Server> server_;
-  int port_ = 0;
 };
 
 InformerdReaderOptions FastOptions() {
@@ -357,6 +254,148 @@ TEST(InformerdReaderTest, AnObjectWhoseVersionIsNotItsMessagesIsRefused) {
   Reading reading(root);
   ASSERT_TRUE(reading.StopAfter("modified a 12"));
   EXPECT_THAT(reading.lines(), ElementsAre("start", "item a 5", "end 9", "modified a 12"));
+}
+
+// An Informer (the leaf's cache), and what reached it: the most items one
+// list held before its end or its abandonment, and the lists that ended.
+class CountingInformerSink : public kube::ListWatchSink {
+ public:
+  CountingInformerSink() : informer_(informer::InformerOptions{}) {}
+
+  void OnListStart() override {
+    informer_.OnListStart();
+    absl::MutexLock lock(&mu_);
+    items_ = 0;
+  }
+  void OnListItem(rapidjson::Value& object) override {
+    informer_.OnListItem(object);
+    absl::MutexLock lock(&mu_);
+    max_items_ = std::max(max_items_, ++items_);
+  }
+  void OnListEnd(std::string_view resource_version) override {
+    informer_.OnListEnd(resource_version);
+    absl::MutexLock lock(&mu_);
+    ++ended_;
+  }
+  void OnWatchEvent(kube::WatchEventType type, rapidjson::Value& object) override {
+    informer_.OnWatchEvent(type, object);
+  }
+  void OnBookmark(std::string_view resource_version) override {
+    informer_.OnBookmark(resource_version);
+  }
+
+  // Waits up to `timeout` for a list to end.
+  bool WaitForListEnd(absl::Duration timeout) {
+    absl::MutexLock lock(&mu_);
+    auto ended = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return ended_ > 0; };
+    return mu_.AwaitWithTimeout(absl::Condition(&ended), timeout);
+  }
+  size_t max_items() {
+    absl::MutexLock lock(&mu_);
+    return max_items_;
+  }
+  informer::Informer& informer() { return informer_; }
+
+ private:
+  informer::Informer informer_;
+  absl::Mutex mu_;
+  size_t items_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t max_items_ ABSL_GUARDED_BY(mu_) = 0;
+  int ended_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// A line of /proc/self/status in KiB ("VmRSS", "VmHWM"); -1 if absent.
+int64_t StatusKiB(const std::string& field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(field + ":", 0) != 0) continue;
+    std::istringstream value(line.substr(field.size() + 1));
+    int64_t kib = -1;
+    value >> kib;
+    return kib;
+  }
+  return -1;
+}
+
+// Issue 38 item 5: a lying root streams 64 KiB ADDED objects and never the
+// initial-events-end bookmark. The leaf holds at most its bound of that
+// list, drops it with an error naming the root and the bound, and asks
+// again (backoff); three such lists later the root answers honestly and the
+// leaf syncs. Its peak RSS stays within the bound and gRPC's buffers, where
+// without the bound it took each endless stream (here capped at 128 MiB).
+TEST(InformerdReaderTest, AnEndlessInitialListIsCutAtItsBoundAndListedAgain) {
+  constexpr uint64_t kBoundBytes = 4 << 20;
+  constexpr size_t kEndlessCap = 128 << 20;
+  FakeRoot root;
+  for (int i = 0; i < 3; ++i) {
+    root.Add({{}, grpc::Status(grpc::StatusCode::UNAVAILABLE, "endless list sent"), false,
+              kEndlessCap});
+  }
+  root.Add({{Added("a", "5"), Bookmark("6", true)}, grpc::Status::OK, true});
+  InformerdReaderOptions options = FastOptions();
+  options.upstream = "grpc://lying-root.example:8443";
+  options.pending_lists =
+      std::make_shared<PendingListBudget>(PendingListBounds{1'000'000, kBoundBytes, "set"});
+  std::shared_ptr<PendingListBudget> budget = options.pending_lists;
+
+  // The peak from here on (Linux: 5 resets VmHWM to the current RSS).
+  ASSERT_TRUE(static_cast<bool>(std::ofstream("/proc/self/clear_refs") << "5"));
+  const int64_t rss_before_kib = StatusKiB("VmRSS");
+  ASSERT_GT(rss_before_kib, 0);
+  CountingInformerSink sink;
+  ::testing::internal::CaptureStderr();
+  {
+    InformerdReader reader(root.Channel(), ConfigMaps(), options, &sink);
+    reader.Start();
+    const bool synced = sink.WaitForListEnd(absl::Seconds(60));
+    reader.Stop();
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    ASSERT_TRUE(synced) << "the leaf never took the honest list after the endless ones";
+    const int64_t peak_growth_kib = StatusKiB("VmHWM") - rss_before_kib;
+    std::printf("endless lists: max %zu items in one list, peak RSS +%lld KiB, %llu cut\n",
+                sink.max_items(), static_cast<long long>(peak_growth_kib),
+                static_cast<unsigned long long>(reader.stats().lists_too_large.load()));
+    // Each item costs its JSON and kPendingItemOverhead against the bound.
+    const size_t max_items = kBoundBytes / (kEndlessObjectBytes + kPendingItemOverhead) + 1;
+    EXPECT_LE(sink.max_items(), max_items) << "a list held more than its bound";
+    EXPECT_EQ(reader.stats().lists_too_large.load(), 3u);
+    EXPECT_EQ(reader.stats().lists.load(), 1u);
+    EXPECT_TRUE(reader.synced());
+    EXPECT_EQ(sink.informer().stats().objects, 1u);
+    // The bound, gRPC's buffers (both ends are in this process) and the
+    // allocator's slack; a single unbounded endless stream is 128 MiB.
+    EXPECT_LT(peak_growth_kib, 64 << 10) << "peak RSS grew past the bound";
+    EXPECT_NE(log.find("grpc://lying-root.example:8443"), std::string::npos) << log;
+    EXPECT_NE(log.find("the bound of 4194304 bytes for all pending initial lists"),
+              std::string::npos)
+        << log;
+    EXPECT_NE(log.find("without its initial-events-end bookmark"), std::string::npos) << log;
+    std::vector<v1::WatchRequest> requests = root.Requests(4);
+    for (const v1::WatchRequest& request : requests) EXPECT_TRUE(request.send_initial_events());
+  }
+  // Every pending byte given back once the reader is gone.
+  EXPECT_EQ(budget->held(), 0u);
+}
+
+TEST(InformerdReaderTest, AListPastItsItemBoundIsCutNamingIt) {
+  FakeRoot root;
+  root.Add({{Added("a", "5"), Added("b", "6"), Added("c", "7")},
+            grpc::Status(grpc::StatusCode::UNAVAILABLE, "not reached"), true});
+  root.Add({{Added("a", "5"), Added("b", "6"), Bookmark("8", true)}, grpc::Status::OK, true});
+  InformerdReaderOptions options = FastOptions();
+  options.pending_lists =
+      std::make_shared<PendingListBudget>(PendingListBounds{2, uint64_t{1} << 30, "set"});
+  ::testing::internal::CaptureStderr();
+  Reading reading(root, options);
+  const bool seen = reading.StopAfter("end 8");
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(seen);
+  // The cut list is dropped at once (the second "start").
+  EXPECT_THAT(reading.lines(), ElementsAre("start", "item a 5", "item b 6", "start", "start",
+                                           "item a 5", "item b 6", "end 8"));
+  EXPECT_EQ(reading.stats().lists_too_large.load(), 1u);
+  EXPECT_NE(log.find("its bound of 2 items (upstreamListMaxItems)"), std::string::npos) << log;
 }
 
 }  // namespace

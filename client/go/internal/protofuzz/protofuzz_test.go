@@ -152,7 +152,59 @@ func extraFuncs(codecs runtimeserializer.CodecFactory) []interface{} {
 				*i = intstr.FromString(c.String(0))
 			}
 		},
+		// randfill's raw bytes are no JSON (json.Marshal refuses them, and
+		// the object was skipped): embedded JSON of every kind instead, so
+		// the encoder's re-writing of it (and its depth count) is fuzzed.
+		func(r *k8sruntime.RawExtension, c randfill.Continue) {
+			raw, err := json.Marshal(randomJSON(c, 1+c.Intn(6)))
+			if err != nil {
+				panic(err)
+			}
+			r.Raw = raw
+		},
 	}
+}
+
+// randomJSON is a JSON value nested at most `depth` levels: objects,
+// arrays, strings with characters Go escapes, integers, booleans, null.
+// Floats are left out: the encoder may spell one differently.
+func randomJSON(c randfill.Continue, depth int) interface{} {
+	kind := c.Intn(6)
+	if depth <= 1 && kind < 2 {
+		kind += 2
+	}
+	switch kind {
+	case 0:
+		object := map[string]interface{}{}
+		for n := c.Intn(3); n >= 0; n-- {
+			object[randomString(c)] = randomJSON(c, depth-1)
+		}
+		return object
+	case 1:
+		array := []interface{}{}
+		for n := c.Intn(3); n >= 0; n-- {
+			array = append(array, randomJSON(c, depth-1))
+		}
+		return array
+	case 2:
+		return randomString(c)
+	case 3:
+		return c.Int63() - c.Int63()
+	case 4:
+		return c.Bool()
+	default:
+		return nil
+	}
+}
+
+func randomString(c randfill.Continue) string {
+	const alphabet = "abcXYZ019 <>&\"\\\n\t\u2028\u00e9\x01"
+	runes := []rune(alphabet)
+	out := make([]rune, c.Intn(8))
+	for i := range out {
+		out[i] = runes[c.Intn(len(runes))]
+	}
+	return string(out)
 }
 
 type encoder struct {
@@ -201,4 +253,28 @@ func (e *encoder) encode(t *testing.T, data []byte) (status, payload string) {
 	}
 	status, payload, _ = strings.Cut(strings.TrimSuffix(line, "\n"), " ")
 	return status, payload
+}
+
+// Embedded JSON counts against the encoder's nesting limit (100 levels with
+// the messages around it): deeper is an error naming the field, never a
+// recursion as deep as the document (the parse admits 20,000 levels).
+func TestDeepRawExtensionIsRefused(t *testing.T) {
+	enc := startEncoder(t)
+	for _, levels := range []int{90, 101, 19990} {
+		data := fmt.Sprintf(`{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"r"},"revision":1,"data":%s%s}`,
+			strings.Repeat("[", levels), strings.Repeat("]", levels))
+		status, payload := enc.encode(t, []byte(data))
+		if len(payload) > 120 {
+			payload = payload[:120] + "..."
+		}
+		if levels < 100 {
+			if status != "OK" {
+				t.Errorf("%d levels: %s %s, want OK", levels, status, payload)
+			}
+			continue
+		}
+		if status != "ERROR" || !strings.Contains(payload, "data: nested too deeply") {
+			t.Errorf("%d levels: %s %s, want ERROR naming data: nested too deeply", levels, status, payload)
+		}
+	}
 }

@@ -24,8 +24,11 @@ import java.util.logging.Logger;
  *
  * <p>It behaves as an apiserver watch does for client-java's reflector: it
  * ends cleanly at its timeout; a resume point informerd no longer has
- * (OUT_OF_RANGE) or a watcher that fell behind (RESOURCE_EXHAUSTED) becomes
- * an ERROR event with a 410 Status, on which the reflector relists. An
+ * (OUT_OF_RANGE) or a watcher that fell behind (RESOURCE_EXHAUSTED after
+ * events) becomes an ERROR event with a 410 Status, on which the reflector
+ * relists; a watch refused before any event (RESOURCE_EXHAUSTED: the
+ * caller's budgets) an ERROR event with a 429 Status, and the informer's
+ * {@link RefusalBackoff} delays its next list. An
  * informerd that becomes unavailable (restarting, or another replica needed)
  * while this watch is receiving is not the reflector's business: the stream
  * is reopened from the last resourceVersion delivered, after a short capped
@@ -52,6 +55,7 @@ final class GrpcWatch<T extends KubernetesObject> implements Watchable<T> {
 
   private final Opener opener;
   private final Runnable resetConnectBackoff;
+  private final RefusalBackoff refusals;
   private final Function<WatchEvent, Watch.Response<T>> convert;
   private final Instant deadline; // null: no timeout
   private final CountDownLatch closed = new CountDownLatch(1);
@@ -71,11 +75,13 @@ final class GrpcWatch<T extends KubernetesObject> implements Watchable<T> {
   GrpcWatch(
       Opener opener,
       Runnable resetConnectBackoff,
+      RefusalBackoff refusals,
       WatchRequest request,
       Duration timeout,
       Function<WatchEvent, Watch.Response<T>> convert) {
     this.opener = opener;
     this.resetConnectBackoff = resetConnectBackoff;
+    this.refusals = refusals;
     this.request = request;
     this.deadline = timeout == null ? null : Instant.now().plus(timeout);
     this.convert = convert;
@@ -104,6 +110,9 @@ final class GrpcWatch<T extends KubernetesObject> implements Watchable<T> {
         // Resume after this event if the stream breaks later.
         request = request.toBuilder().setResourceVersion(event.getResourceVersion()).build();
         retry = INITIAL_RETRY;
+        if (!received) {
+          refusals.served();
+        }
         received = true;
         failingSince = null;
       } catch (StatusRuntimeException e) {
@@ -111,8 +120,12 @@ final class GrpcWatch<T extends KubernetesObject> implements Watchable<T> {
         Status status = e.getStatus();
         if (isClosed() || status.getCode() == Status.Code.DEADLINE_EXCEEDED) {
           done = true;
-        } else if (StatusMapping.watchExpired(status.getCode())) {
-          pending = new Watch.Response<>("ERROR", StatusMapping.toV1Status(410, status));
+        } else if (StatusMapping.watchErrorCode(status.getCode(), received) != 0) {
+          int code = StatusMapping.watchErrorCode(status.getCode(), received);
+          if (code == 429) {
+            refusals.refused();
+          }
+          pending = new Watch.Response<>("ERROR", StatusMapping.toV1Status(code, status));
           done = true;
         } else if (status.getCode() == Status.Code.UNAVAILABLE && !resumeOver()) {
           logger.log(Level.INFO, "informerd watch of " + request.getResource().getResource()

@@ -25,6 +25,7 @@ import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import io.kubernetes.client.util.generic.dynamic.Dynamics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -40,10 +41,19 @@ import java.util.function.Supplier;
  * reads informerd's latest state, any other version is "not older than", as
  * on the apiserver; pages are followed to the end. A watch resumes from the
  * given resourceVersion with bookmarks, ends at the reflector's timeout, and
- * turns informerd's OUT_OF_RANGE / RESOURCE_EXHAUSTED into the apiserver's
- * 410 Gone so the reflector relists; UNAVAILABLE is retried inside a watch
- * that has been receiving (see {@link GrpcWatch}). Failed lists throw {@link ApiException} with the HTTP code the
- * apiserver would have answered (410, 400, 401, 403, 404, 429, 503, 504).
+ * turns informerd's OUT_OF_RANGE (and RESOURCE_EXHAUSTED after events: a
+ * watcher that fell behind) into the apiserver's 410 Gone so the reflector
+ * relists; UNAVAILABLE is retried inside a watch that has been receiving
+ * (see {@link GrpcWatch}). Failed lists throw {@link ApiException} with the
+ * HTTP code the apiserver would have answered (410, 400, 401, 403, 404, 429,
+ * 503, 504).
+ *
+ * <p>Refusals: informerd's RESOURCE_EXHAUSTED on a List, or on a Watch
+ * before its first event, is the caller being over its budgets (429).
+ * client-java's reflector would list again a second later and be refused
+ * again; instead the next list waits, as client-go's reflector waits: 0.8 s
+ * after the first refusal, doubling to 30 s, plus up to as much again at
+ * random, until a Watch delivers an event ({@link RefusalBackoff}).
  *
  * <p>Thread-safe; one instance serves one informer.
  */
@@ -61,6 +71,7 @@ public final class InformerdListerWatcher<
   private final String fieldSelector;
   private final Duration listTimeout;
   private final TypeMeta typeMeta;
+  private final RefusalBackoff refusals = new RefusalBackoff();
 
   private InformerdListerWatcher(Builder<ApiType, ApiListType> builder) {
     this.stubs = builder.stubs;
@@ -118,6 +129,13 @@ public final class InformerdListerWatcher<
       // "0" is client-java's "any version is fine"; informerd's latest is.
       resourceVersion = "";
     }
+    try {
+      refusals.await();
+    } catch (InterruptedException e) {
+      // The informer is stopping.
+      Thread.currentThread().interrupt();
+      throw new ApiException("informerd list " + describe() + ": interrupted", e, 0, Map.of(), null);
+    }
     ListRequest.Builder request =
         ListRequest.newBuilder()
             .setResource(resource.toProto())
@@ -147,6 +165,8 @@ public final class InformerdListerWatcher<
       if (e.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE) {
         // The reflector lists again a second later: let that attempt connect.
         resetConnectBackoff.run();
+      } else if (e.getStatus().getCode() == io.grpc.Status.Code.RESOURCE_EXHAUSTED) {
+        refusals.refused();
       }
       throw StatusMapping.toApiException("informerd list " + describe(), e.getStatus());
     }
@@ -163,7 +183,7 @@ public final class InformerdListerWatcher<
     } catch (RuntimeException e) {
       throw new ApiException(
           "informerd list " + describe() + ": cannot decode as " + apiListTypeClass.getName()
-              + ": " + e.getMessage(), e, 500, java.util.Map.of(), null);
+              + ": " + e.getMessage(), e, 500, Map.of(), null);
     }
     for (KubernetesObject item : list.getItems()) {
       typeMeta.fillIn(item);
@@ -200,7 +220,8 @@ public final class InformerdListerWatcher<
             context.detach(previous);
           }
         };
-    return new GrpcWatch<>(opener, resetConnectBackoff, request, timeout, this::toResponse);
+    return new GrpcWatch<>(
+        opener, resetConnectBackoff, refusals, request, timeout, this::toResponse);
   }
 
   private Watch.Response<ApiType> toResponse(WatchEvent event) {

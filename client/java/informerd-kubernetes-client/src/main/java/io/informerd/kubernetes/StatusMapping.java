@@ -10,12 +10,13 @@ import java.util.Map;
 /**
  * informerd's gRPC status codes as the HTTP codes the kube-apiserver answers
  * in the same situations, so client-java's reflector reacts as it does to the
- * apiserver: 410 Gone relists, everything else is retried by its loop.
+ * apiserver: 410 Gone relists, everything else is retried by its loop (after
+ * a {@link RefusalBackoff} when informerd refused the call: 429).
  */
 final class StatusMapping {
   private StatusMapping() {}
 
-  /** HTTP code for a failed List (or a Watch, see {@link #watchExpired}). */
+  /** HTTP code for a failed List (a Watch: {@link #watchErrorCode}). */
   static int httpCode(Status.Code code) {
     switch (code) {
       case OUT_OF_RANGE: // resource version or continue token too old
@@ -40,13 +41,25 @@ final class StatusMapping {
   }
 
   /**
-   * True when a Watch failing with {@code code} means "resume impossible,
-   * relist": the resume point left informerd's history (OUT_OF_RANGE, e.g.
-   * after an informerd restart) or this watcher fell behind it
-   * (RESOURCE_EXHAUSTED). The apiserver says both with 410 Gone.
+   * HTTP code of the ERROR event for a Watch that failed with {@code code},
+   * or 0 when the failure is not the reflector's (the stream is retried, or
+   * the watch just ends). A resume point that left informerd's history
+   * (OUT_OF_RANGE, e.g. after an informerd restart) or a watcher cut off for
+   * falling behind it (RESOURCE_EXHAUSTED after events) mean "relist": 410
+   * Gone, as from the apiserver. RESOURCE_EXHAUSTED before any event is a
+   * refusal (the caller's watch, rate or initial-events budget): 429, the
+   * apiserver's answer to a caller over its limits; relisting at once would
+   * be refused again.
    */
-  static boolean watchExpired(Status.Code code) {
-    return code == Status.Code.OUT_OF_RANGE || code == Status.Code.RESOURCE_EXHAUSTED;
+  static int watchErrorCode(Status.Code code, boolean received) {
+    switch (code) {
+      case OUT_OF_RANGE:
+        return HttpURLConnection.HTTP_GONE;
+      case RESOURCE_EXHAUSTED:
+        return received ? HttpURLConnection.HTTP_GONE : 429;
+      default:
+        return 0;
+    }
   }
 
   static V1Status toV1Status(int httpCode, Status status) {

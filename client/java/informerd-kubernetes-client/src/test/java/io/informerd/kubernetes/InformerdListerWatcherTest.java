@@ -146,6 +146,34 @@ public class InformerdListerWatcherTest {
   }
 
   @Test
+  public void watchRefusedBeforeAnyEventIsA429AndTheNextListWaits() throws Exception {
+    server.addWatch(new FakeInformerd.WatchScript(
+        List.of(), Status.RESOURCE_EXHAUSTED.withDescription("too many watches for \"ipv4:127.0.0.1\"")));
+    try (Watchable<V1ConfigMap> watch = lw.watch(new CallGeneratorParams(true, "10", 60))) {
+      Watch.Response<V1ConfigMap> error = watch.next();
+      assertEquals("ERROR", error.type);
+      assertEquals(Integer.valueOf(429), error.status.getCode());
+      assertFalse(watch.hasNext());
+    }
+    server.answerList(ListResponse.newBuilder().setResourceVersion("12").build());
+    Instant start = Instant.now();
+    lw.list(new CallGeneratorParams(false, "10", null));
+    Duration waited = Duration.between(start, Instant.now());
+    assertTrue("the list after a refusal waited " + waited, waited.compareTo(RefusalBackoff.INITIAL) >= 0);
+  }
+
+  @Test
+  public void refusedListIsA429() throws Exception {
+    server.failList(Status.RESOURCE_EXHAUSTED.withDescription("list rate of ipv4:127.0.0.1 is over its limit"));
+    try {
+      lw.list(new CallGeneratorParams(false, "0", null));
+      fail("want an ApiException");
+    } catch (ApiException e) {
+      assertEquals(429, e.getCode());
+    }
+  }
+
+  @Test
   public void unavailableWatchReopensFromTheLastVersionDelivered() throws Exception {
     server.addWatch(new FakeInformerd.WatchScript(
         List.of(event(WatchEvent.Type.ADDED, "ns", "a", "11")),

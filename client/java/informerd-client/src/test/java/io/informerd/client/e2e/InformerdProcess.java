@@ -9,6 +9,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -22,11 +23,19 @@ public final class InformerdProcess implements AutoCloseable {
   private final int grpcPort;
   private final int httpPort;
   private final File log;
+  private final List<String> extraArgs;
   private final HttpClient http = HttpClient.newHttpClient();
   private Process process;
 
   public InformerdProcess(E2eEnvironment env, File log) throws IOException {
+    this(env, log, List.of());
+  }
+
+  /** With further command-line arguments, e.g. {@code --config=FILE}. */
+  public InformerdProcess(E2eEnvironment env, File log, List<String> extraArgs)
+      throws IOException {
     this.env = env;
+    this.extraArgs = List.copyOf(extraArgs);
     this.grpcPort = freePort();
     this.httpPort = freePort();
     this.log = log;
@@ -44,13 +53,16 @@ public final class InformerdProcess implements AutoCloseable {
 
   /** Starts informerd and waits until /readyz answers ok (at most 60s). */
   public void start() throws IOException, InterruptedException {
+    List<String> command =
+        new ArrayList<>(List.of(
+            env.informerdBinary.toString(),
+            "--kubeconfig=" + env.kubeconfig,
+            "--resources=configmaps",
+            "--grpc_address=" + grpcAddress(),
+            "--http_address=127.0.0.1:" + httpPort));
+    command.addAll(extraArgs);
     process =
-        new ProcessBuilder(List.of(
-                env.informerdBinary.toString(),
-                "--kubeconfig=" + env.kubeconfig,
-                "--resources=configmaps",
-                "--grpc_address=" + grpcAddress(),
-                "--http_address=127.0.0.1:" + httpPort))
+        new ProcessBuilder(command)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log))
             .start();
