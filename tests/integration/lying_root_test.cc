@@ -70,6 +70,9 @@ TEST(LyingRootTest, AnEndlessInitialListCostsTheLeafItsBoundAndTheLeafSyncsAfter
   EXPECT_NE(metrics.find("informerd_upstream_decode_errors_total{resource=\"configmaps\"} 2"),
             std::string::npos)
       << metrics;
+  EXPECT_NE(metrics.find("informerd_upstream_lists_too_large_total{resource=\"configmaps\"} 2"),
+            std::string::npos)
+      << metrics;
   EXPECT_EQ(root.Requests(3).size(), 3u);
   EXPECT_EQ(leaf.Stop(), 0) << log.substr(0, 20000);
 }
