@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/string_view.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -47,20 +49,6 @@ const char* Reason(int status) {
   }
 }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return absl::ascii_tolower(static_cast<unsigned char>(x)) ==
-                  absl::ascii_tolower(static_cast<unsigned char>(y));
-         });
-}
-
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
-
 // What to answer one request head, and whether the connection goes on.
 struct Parsed {
   int status = 200;
@@ -70,7 +58,7 @@ struct Parsed {
   bool keep_alive = true;
 };
 
-Parsed ParseHead(std::string_view head, size_t max_headers) {
+Parsed ParseHead(absl::string_view head, size_t max_headers) {
   Parsed parsed;
   auto fail = [&](int status, std::string error) {
     parsed.status = status;
@@ -79,17 +67,17 @@ Parsed ParseHead(std::string_view head, size_t max_headers) {
     return parsed;
   };
   size_t line_end = head.find("\r\n");
-  const std::string_view request_line = head.substr(0, line_end);
-  head.remove_prefix(line_end == std::string_view::npos ? head.size() : line_end + 2);
+  const absl::string_view request_line = head.substr(0, line_end);
+  head.remove_prefix(line_end == absl::string_view::npos ? head.size() : line_end + 2);
   const size_t first_space = request_line.find(' ');
   const size_t last_space = request_line.rfind(' ');
-  if (first_space == std::string_view::npos || first_space == last_space) {
+  if (first_space == absl::string_view::npos || first_space == last_space) {
     return fail(400, "request line: not METHOD TARGET VERSION\n");
   }
   parsed.method = std::string(request_line.substr(0, first_space));
-  const std::string_view target =
+  const absl::string_view target =
       request_line.substr(first_space + 1, last_space - first_space - 1);
-  const std::string_view version = request_line.substr(last_space + 1);
+  const absl::string_view version = request_line.substr(last_space + 1);
   if (version == "HTTP/1.0") {
     parsed.keep_alive = false;
   } else if (version != "HTTP/1.1") {
@@ -102,25 +90,25 @@ Parsed ParseHead(std::string_view head, size_t max_headers) {
   size_t headers = 0;
   while (!head.empty()) {
     line_end = head.find("\r\n");
-    const std::string_view line = head.substr(0, line_end);
-    head.remove_prefix(line_end == std::string_view::npos ? head.size() : line_end + 2);
+    const absl::string_view line = head.substr(0, line_end);
+    head.remove_prefix(line_end == absl::string_view::npos ? head.size() : line_end + 2);
     if (++headers > max_headers) {
       return fail(431, absl::StrCat("headers: more than ", max_headers, "\n"));
     }
     const size_t colon = line.find(':');
-    if (colon == 0 || colon == std::string_view::npos) {
+    if (colon == 0 || colon == absl::string_view::npos) {
       return fail(400, "headers: a line is not NAME: VALUE\n");
     }
-    const std::string_view name = line.substr(0, colon);
-    const std::string_view value = Trim(line.substr(colon + 1));
-    if (EqualsIgnoreCase(name, "Transfer-Encoding") ||
-        (EqualsIgnoreCase(name, "Content-Length") && value != "0")) {
+    const absl::string_view name = line.substr(0, colon);
+    const absl::string_view value = absl::StripAsciiWhitespace(line.substr(colon + 1));
+    if (absl::EqualsIgnoreCase(name, "Transfer-Encoding") ||
+        (absl::EqualsIgnoreCase(name, "Content-Length") && value != "0")) {
       // Refused before a byte of it is read: nothing here takes a body.
       return fail(413, "body: no endpoint takes one\n");
     }
-    if (EqualsIgnoreCase(name, "Connection")) {
-      if (EqualsIgnoreCase(value, "close")) parsed.keep_alive = false;
-      if (EqualsIgnoreCase(value, "keep-alive")) parsed.keep_alive = true;
+    if (absl::EqualsIgnoreCase(name, "Connection")) {
+      if (absl::EqualsIgnoreCase(value, "close")) parsed.keep_alive = false;
+      if (absl::EqualsIgnoreCase(value, "keep-alive")) parsed.keep_alive = true;
     }
   }
   if (parsed.method != "GET" && parsed.method != "HEAD") {
@@ -439,7 +427,7 @@ class HttpServer::Loop {
         return;
       }
       const Parsed parsed =
-          ParseHead(std::string_view(connection.in).substr(0, end), limits_.max_headers);
+          ParseHead(absl::string_view(connection.in).substr(0, end), limits_.max_headers);
       connection.in.erase(0, end + 4);
       if (parsed.status != 200) {
         Respond(connection, HttpResponse{parsed.status, "text/plain", parsed.error}, false, false);

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "server/kube/kubeconfig.h"
 #include "yaml-cpp/yaml.h"
 
@@ -24,10 +25,6 @@ constexpr char kPath[] = "/fuzz/dir/config";
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   if (path.rfind("/fuzz/dir/", 0) == 0) return "contents of " + path;
   return absl::NotFoundError("no such file");
-}
-
-bool StartsWith(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
 }
 
 // `config` as a kubeconfig whose current context uses it, data inline.
@@ -86,7 +83,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (config.status().code() != absl::StatusCode::kInvalidArgument) abort();
     return 0;
   }
-  if (!(StartsWith(config->server, "https://") || StartsWith(config->server, "http://")) ||
+  if (!(absl::StartsWith(config->server, "https://") ||
+        absl::StartsWith(config->server, "http://")) ||
       config->server.back() == '/' ||
       config->client_cert_pem.empty() != config->client_key_pem.empty() ||
       !(config->token_file.empty() || config->token_file.front() == '/')) {

@@ -2,7 +2,10 @@
 
 #include <arpa/inet.h>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 
 namespace informerd::service {
 namespace {
@@ -14,23 +17,13 @@ std::string PeerHost(std::string_view peer) {
                                                                        : peer.substr(0, colon));
 }
 
-bool StartsWith(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
-
-bool IsLoopback(std::string_view host) {
-  return StartsWith(host, "ipv4:127.") || host == "ipv6:[::1]" ||
-         StartsWith(host, "ipv6:[::ffff:127.");
-}
-
-std::string_view TrimSpaces(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
+bool IsLoopback(absl::string_view host) {
+  return absl::StartsWith(host, "ipv4:127.") || host == "ipv6:[::1]" ||
+         absl::StartsWith(host, "ipv6:[::ffff:127.");
 }
 
 // "ipv4:A" or "ipv6:[A]" for an IP address A, else nullopt.
-std::optional<std::string> AsHost(std::string_view address) {
+std::optional<std::string> AsHost(absl::string_view address) {
   if (address.empty() || address.size() > INET6_ADDRSTRLEN) return std::nullopt;
   std::string text(address);
   unsigned char buffer[sizeof(struct in6_addr)];
@@ -45,11 +38,11 @@ std::string ClientHost(std::string_view peer, std::optional<std::string_view> fo
                        bool trust_forwarded_for) {
   std::string host = PeerHost(peer);
   if (!trust_forwarded_for || !forwarded_for.has_value() || !IsLoopback(host)) return host;
-  std::string_view last = *forwarded_for;
-  if (size_t comma = last.rfind(','); comma != std::string_view::npos) {
+  absl::string_view last(forwarded_for->data(), forwarded_for->size());
+  if (size_t comma = last.rfind(','); comma != absl::string_view::npos) {
     last = last.substr(comma + 1);
   }
-  std::optional<std::string> forwarded = AsHost(TrimSpaces(last));
+  std::optional<std::string> forwarded = AsHost(absl::StripAsciiWhitespace(last));
   return forwarded.has_value() ? *forwarded : host;
 }
 
