@@ -318,9 +318,13 @@ suite_bazel_all() {
 }
 
 # Usage: run_suites VERSION
+# Each suite's wall time, "VERSION SUITE SECONDS" a line, for the summary.
+suite_times="$run_dir/suite-times"
+
 run_suites() {
-  local version="$1" name dir log rc
+  local version="$1" name dir log rc started
   for name in ${suites_of_version[$version]}; do
+    started=$SECONDS
     dir="$junit_root/kube-$version/$name"
     log="$run_dir/suite-$name-$version.log"
     mkdir -p "$dir"
@@ -330,6 +334,7 @@ run_suites() {
     if [[ "$rc" != 0 ]] && ! compgen -G "$dir/*.xml" >/dev/null; then
       failed_without_report+=("[$version] suite $name exited $rc (log: $log)")
     fi
+    echo "$version $name $((SECONDS - started))" >>"$suite_times"
   done
 }
 
@@ -393,6 +398,10 @@ else
 fi
 
 echo
+if [[ -s "$suite_times" ]]; then
+  echo "Suite wall times (seconds; the whole run: $SECONDS):"
+  awk '{ printf "  %-6s %-16s %6d\n", $1, $2, $3 }' "$suite_times"
+fi
 echo "Summary (logs in $run_dir):"
 count_args=(--junit-dir "$junit_root")
 if [[ -s "$bazel_runs" ]]; then
