@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "server/admin/field_mask_collector.h"
 #include "server/admin/resource_collector.h"
 
 namespace informerd::admin {
@@ -38,6 +39,9 @@ absl::Status AdminServer::Start(const std::string& address, const tls::TlsFiles*
     std::vector<prometheus::MetricFamily> families = metrics_->registry().Collect();
     std::vector<prometheus::MetricFamily> resources = CollectResourceMetrics(*registry_);
     families.insert(families.end(), resources.begin(), resources.end());
+    std::vector<prometheus::MetricFamily> masks =
+        CollectFieldMaskMetrics(cache::FieldMaskRegistry::Default());
+    families.insert(families.end(), masks.begin(), masks.end());
     return HttpResponse{200, "text/plain; version=0.0.4",
                         prometheus::TextSerializer().Serialize(families)};
   });
