@@ -3,10 +3,12 @@
 // is served).
 //
 // Built-in kinds are checked against the k8s.io/api protobuf schemas
-// informerd was built with (kube_proto::KubeProtobuf::CheckFieldPath).
-// Kinds without one (custom resources, aggregated APIs) take any path the
-// syntax allows (FieldMask::Parse checked it): one naming nothing selects
-// nothing.
+// informerd was built with (kube_proto::KubeProtobuf::CheckFieldPath);
+// custom resources against their CRD's openAPIV3Schema when the server read
+// it (ServedResource::crd_schema), metadata against ObjectMeta. Other kinds
+// (aggregated APIs, CRDs it could not read, a leaf's resources) take any
+// path the syntax allows (FieldMask::Parse checked it): one naming nothing
+// selects nothing.
 //
 // Thread safety: pure function.
 #ifndef INFORMERD_SERVER_SERVICE_FIELD_MASK_CHECK_H_

@@ -372,6 +372,21 @@ TEST_F(FieldMaskTest, APathNamingNoFieldIsInvalidArgumentNamingIt) {
             "fields[0] \"spec.template.spec.containers.imag\": no field \"imag\" in "
             "k8s.io.api.core.v1.Container");
 
+  // A custom resource's paths are checked against its CRD's schema.
+  v1::GetRequest widget;
+  widget.mutable_resource()->set_group(*group_);
+  widget.mutable_resource()->set_resource("widgets");
+  widget.set_namespace_(*ns_);
+  widget.set_name("any");
+  widget.add_fields("extra.anything.below");  // preserve-unknown-fields
+  widget.add_fields("spec.colr");
+  grpc::ClientContext widget_context;
+  status = server_->stub().Get(&widget_context, widget, &got);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(),
+            absl::StrCat("fields[1] \"spec.colr\": no field \"colr\" in the schema of widgets.",
+                         *group_, " at spec"));
+
   v1::ListRequest list;
   list.mutable_resource()->set_resource("services");
   list.add_fields("spec..ports");
