@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "server/admin/field_mask_collector.h"
 #include "server/admin/resource_collector.h"
 #include "server/limits/descriptors.h"
 
@@ -92,6 +93,9 @@ HttpResponse AdminServer::Metrics() {
   std::vector<prometheus::MetricFamily> families = metrics_->registry().Collect();
   std::vector<prometheus::MetricFamily> resources = CollectResourceMetrics(*registry_);
   families.insert(families.end(), resources.begin(), resources.end());
+  std::vector<prometheus::MetricFamily> masks =
+      CollectFieldMaskMetrics(cache::FieldMaskRegistry::Default());
+  families.insert(families.end(), masks.begin(), masks.end());
 
   prometheus::MetricFamily open = Gauge("process_open_fds", "Open file descriptors.");
   AddGauge(&open, OpenDescriptors());

@@ -5,42 +5,8 @@
 namespace informerd::cache {
 namespace {
 
-// Past the string whose opening quote is at data[i].
-size_t SkipString(const char* data, size_t i, size_t end) {
-  ++i;
-  while (i < end) {
-    i = json::FindQuoteOrBackslash(data, i, end);
-    if (i >= end) return end;
-    if (data[i] == '"') return i + 1;
-    i += 2;  // an escape: the next byte cannot end the string
-  }
-  return end;
-}
-
-// Past the value that starts at data[i].
-size_t SkipValue(const char* data, size_t i, size_t end) {
-  if (i >= end) return end;
-  if (data[i] == '"') return SkipString(data, i, end);
-  if (data[i] != '{' && data[i] != '[') {
-    while (i < end && data[i] != ',' && data[i] != '}' && data[i] != ']') ++i;
-    return i;
-  }
-  int depth = 0;
-  while (i < end) {
-    const char c = data[i];
-    if (c == '"') {
-      i = SkipString(data, i, end);
-      continue;
-    }
-    if (c == '{' || c == '[') {
-      ++depth;
-    } else if ((c == '}' || c == ']') && --depth == 0) {
-      return i + 1;
-    }
-    ++i;
-  }
-  return end;
-}
+using json::SkipString;
+using json::SkipValue;
 
 bool IsMetadataMember(std::string_view quoted_key) {
   return quoted_key == "\"apiVersion\"" || quoted_key == "\"kind\"" ||

@@ -1,9 +1,11 @@
 #include "server/cache/object.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "absl/strings/str_cat.h"
 #include "informerd/v1/informerd.pb.h"
+#include "server/cache/field_mask_projection.h"
 #include "server/cache/metadata_projection.h"
 
 namespace informerd::cache {
@@ -19,6 +21,8 @@ size_t VarintSize(uint64_t value) {
 }
 
 void DeleteString(void* user_data) { delete static_cast<std::string*>(user_data); }
+
+std::atomic<int64_t> masked_form_bytes{0};
 
 }  // namespace
 
@@ -40,6 +44,17 @@ Object::Object(Metadata metadata, uint64_t resource_version_number,
       wire_(std::move(wire)),
       json_offset_(json_offset),
       json_size_(json_size) {}
+
+Object::~Object() {
+  if (counted_) masked_form_bytes.fetch_sub(static_cast<int64_t>(wire_.size()));
+}
+
+int64_t Object::MaskedFormBytes() { return masked_form_bytes.load(); }
+
+void Object::CountAsMaskedForm() const {
+  counted_ = true;
+  masked_form_bytes.fetch_add(static_cast<int64_t>(wire_.size()));
+}
 
 std::shared_ptr<const Object> Object::Create(Metadata metadata, uint64_t resource_version_number,
                                             FieldValues field_values, std::string_view json) {
@@ -79,17 +94,37 @@ std::shared_ptr<const Object> Object::Frame(Metadata metadata, uint64_t resource
                                         is_json ? json.size() : 0);
 }
 
+std::shared_ptr<const Object> Object::Reframed(std::string_view json) const {
+  // The metadata fields after the JSON are the same: reused as framed.
+  const size_t tail_offset = json_offset_ + json_size_;
+  std::string_view tail(reinterpret_cast<const char*>(wire_.begin()) + tail_offset,
+                        wire_.size() - tail_offset);
+  return Frame(metadata_, resource_version_number_, field_values_, json, tail,
+               v1::Object::kJsonFieldNumber);
+}
+
 const Object& Object::MetadataOnly() const {
   absl::call_once(metadata_only_once_, [this] {
-    // The metadata fields after the JSON are the same: reused as framed.
-    const size_t tail_offset = json_offset_ + json_size_;
-    std::string_view tail(reinterpret_cast<const char*>(wire_.begin()) + tail_offset,
-                          wire_.size() - tail_offset);
-    std::atomic_store(&metadata_only_, Frame(metadata_, resource_version_number_, field_values_,
-                                             MetadataProjection(json()), tail,
-                                             v1::Object::kJsonFieldNumber));
+    std::atomic_store(&metadata_only_, Reframed(MetadataProjection(json())));
   });
   return *std::atomic_load(&metadata_only_);
+}
+
+std::shared_ptr<const Object> Object::Masked(const FieldMask& mask) const {
+  if (mask.id() == 0) return Reframed(FieldMaskProjection(json(), mask));
+  // Built under the lock: callers asking the same mask at once wait for one
+  // build rather than each making their own.
+  absl::MutexLock lock(&masked_mu_);
+  for (size_t i = 0; i < masked_.size(); ++i) {
+    if (masked_[i].mask_id != mask.id()) continue;
+    std::rotate(masked_.begin() + i, masked_.begin() + i + 1, masked_.end());
+    return masked_.back().object;
+  }
+  std::shared_ptr<const Object> form = Reframed(FieldMaskProjection(json(), mask));
+  form->CountAsMaskedForm();
+  if (masked_.size() == kMaskedFormsPerObject) masked_.erase(masked_.begin());
+  masked_.push_back({mask.id(), form});
+  return form;
 }
 
 const Object& Object::Protobuf(ProtobufEncoder encode) const {
@@ -100,8 +135,10 @@ const Object& Object::Protobuf(ProtobufEncoder encode) const {
     const size_t tail_offset = json_offset_ + json_size_;
     std::string_view tail(reinterpret_cast<const char*>(wire_.begin()) + tail_offset,
                           wire_.size() - tail_offset);
-    std::atomic_store(&protobuf_, Frame(metadata_, resource_version_number_, field_values_,
-                                        *encoded, tail, v1::Object::kProtobufFieldNumber));
+    std::shared_ptr<const Object> form = Frame(metadata_, resource_version_number_, field_values_,
+                                               *encoded, tail, v1::Object::kProtobufFieldNumber);
+    if (counted_) form->CountAsMaskedForm();
+    std::atomic_store(&protobuf_, std::move(form));
   });
   std::shared_ptr<const Object> protobuf = std::atomic_load(&protobuf_);
   return protobuf ? *protobuf : *this;

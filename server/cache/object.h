@@ -13,11 +13,18 @@
 // serialized at most once per object version however many callers ask, and
 // never for objects nobody asks it of.
 //
+// Masked forms (a request's field mask, FieldMaskProjection) are built on
+// first request for each interned mask and kept with the object, at most
+// kMaskedFormsPerObject of them (the least recently used one goes first), so
+// each (object version, mask) is built once however many callers ask it,
+// and an object's masked forms hold at most that many times its size.
+//
 // Likewise the protobuf form (ENCODING_PROTOBUF: the Kubernetes protobuf
 // encoding in Object.protobuf instead of Object.json), for built-in types.
 //
 // Thread safety: immutable once built (the metadata-only and protobuf forms
-// are built under once flags); share freely through ObjectPtr.
+// are built under once flags, masked forms under a mutex); share freely
+// through ObjectPtr.
 #ifndef INFORMERD_SERVER_CACHE_OBJECT_H_
 #define INFORMERD_SERVER_CACHE_OBJECT_H_
 
@@ -32,8 +39,11 @@
 #include <grpcpp/support/slice.h>
 
 #include "absl/base/call_once.h"
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "selector/labels.h"
+#include "server/cache/field_mask.h"
 
 namespace informerd::cache {
 
@@ -65,6 +75,10 @@ class Object : public std::enable_shared_from_this<Object> {
 
   Object(const Object&) = delete;
   Object& operator=(const Object&) = delete;
+  ~Object();
+
+  // The masked forms one object version keeps (see above).
+  static constexpr size_t kMaskedFormsPerObject = 4;
 
   // "namespace/name", or "name" for cluster-scoped objects: the store key.
   const std::string& key() const { return key_; }
@@ -89,6 +103,18 @@ class Object : public std::enable_shared_from_this<Object> {
   // the first call.
   const Object& MetadataOnly() const;
 
+  // This object with json reduced to what `mask` selects
+  // (FieldMaskProjection); the other fields are the same. Built on the
+  // first call for an interned mask (mask.id() != 0) and kept, as the
+  // header says; built on every call for a mask that is not interned.
+  // REQUIRES: !mask.empty().
+  std::shared_ptr<const Object> Masked(const FieldMask& mask) const
+      ABSL_LOCKS_EXCLUDED(masked_mu_);
+
+  // The bytes held by masked forms kept by live objects (and their protobuf
+  // forms), over the process: the /metrics gauge.
+  static int64_t MaskedFormBytes();
+
   // The protobuf encoding of an object's JSON, or nullopt when it has none.
   using ProtobufEncoder = std::optional<std::string> (*)(std::string_view json);
 
@@ -101,7 +127,8 @@ class Object : public std::enable_shared_from_this<Object> {
   const Object& Protobuf(ProtobufEncoder encode) const;
 
   // Approximate heap bytes held by this object, for the memory metrics
-  // (including a metadata-only form once built).
+  // (including a metadata-only form once built; masked forms, which come
+  // and go, are counted in MaskedFormBytes instead).
   size_t ApproximateBytes() const;
 
  private:
@@ -112,6 +139,17 @@ class Object : public std::enable_shared_from_this<Object> {
   static std::shared_ptr<const Object> Frame(Metadata metadata, uint64_t resource_version_number,
                                              FieldValues field_values, std::string_view payload,
                                              std::string_view tail, int payload_field);
+
+  // This object's JSON with the metadata fields of its wire after `json`.
+  std::shared_ptr<const Object> Reframed(std::string_view json) const;
+  // Counts this object's bytes in MaskedFormBytes until it is destroyed.
+  // REQUIRES: called once, before the object is shared.
+  void CountAsMaskedForm() const;
+
+  struct MaskedForm {
+    uint64_t mask_id;
+    std::shared_ptr<const Object> object;
+  };
 
   Metadata metadata_;
   std::string key_;
@@ -125,6 +163,12 @@ class Object : public std::enable_shared_from_this<Object> {
   mutable absl::once_flag protobuf_once_;
   // Null when the object has no protobuf form.
   mutable std::shared_ptr<const Object> protobuf_;
+  mutable absl::Mutex masked_mu_;
+  // Least recently used first.
+  mutable std::vector<MaskedForm> masked_ ABSL_GUARDED_BY(masked_mu_);
+  // Whether this object is a masked form (or a masked form's protobuf form),
+  // counted in MaskedFormBytes.
+  mutable bool counted_ = false;
 };
 
 using ObjectPtr = std::shared_ptr<const Object>;

@@ -582,6 +582,79 @@ bool KubeProtobuf::Knows(std::string_view api_version, std::string_view kind) co
   return Find(api_version, kind) != nullptr;
 }
 
+absl::Status KubeProtobuf::CheckFieldPath(std::string_view api_version, std::string_view kind,
+                                          std::string_view path) const {
+  const Descriptor* message = Find(api_version, kind);
+  if (message == nullptr) {
+    return absl::NotFoundError(absl::StrCat("no protobuf schema for ", A(api_version), " ", A(kind)));
+  }
+  std::vector<absl::string_view> segments = absl::StrSplit(A(path), '.');
+  // The TypeMeta members are not fields of the kind's message.
+  if (segments[0] == "apiVersion" || segments[0] == "kind") {
+    if (segments.size() == 1) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(segments[0], " is a string: no field \"",
+                                                   segments[1], "\" below it"));
+  }
+  // What the current segment names a field of; null: a scalar.
+  const Descriptor* current = message;
+  std::string scalar_name;  // what the scalar is, for the message
+  for (size_t i = 0; i < segments.size(); ++i) {
+    const std::string segment(segments[i]);
+    if (current == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(segments[i - 1], " is ", scalar_name,
+                                                     ": no field \"", segment, "\" below it"));
+    }
+    // A field of the message, or of one inlined into its JSON (ObjectMeta's
+    // members in a List's metadata, TypeMeta's...).
+    const FieldDescriptor* field = nullptr;
+    std::vector<const Descriptor*> pending = {current};
+    while (field == nullptr && !pending.empty()) {
+      const MessageInfo& info = Info(pending.back());
+      pending.pop_back();
+      auto it = info.by_json_name.find(segment);
+      if (it != info.by_json_name.end()) {
+        field = it->second;
+        break;
+      }
+      for (const FieldDescriptor* inlined : info.inlined) pending.push_back(inlined->message_type());
+    }
+    if (field == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("no field \"", segment, "\" in ", current->full_name()));
+    }
+    if (field->is_map()) {
+      // The next segment is a key, any key; then the values' fields.
+      ++i;
+      field = field->message_type()->map_value();
+      if (i == segments.size()) return absl::OkStatus();
+    }
+    if (field->type() != FieldDescriptor::TYPE_MESSAGE) {
+      current = nullptr;
+      scalar_name = absl::StrCat("a ", field->type_name());
+      continue;
+    }
+    const Descriptor* type = field->message_type();
+    const std::string& name = type->full_name();
+    if (name == kRawExtension || name == kFieldsV1) return absl::OkStatus();
+    if (name == kTime || name == kMicroTime || name == kDuration || name == kQuantity ||
+        name == kIntOrString) {
+      current = nullptr;
+      scalar_name = absl::StrCat("a ", name, " (a JSON scalar)");
+      continue;
+    }
+    // Go slice types (ExtraValue []string) are their items in JSON.
+    if (type->field_count() == 1 && type->field(0)->is_repeated() &&
+        type->field(0)->name() == "items") {
+      const FieldDescriptor* items = type->field(0);
+      current = items->type() == FieldDescriptor::TYPE_MESSAGE ? items->message_type() : nullptr;
+      scalar_name = "a list of scalars";
+      continue;
+    }
+    current = type;
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> KubeProtobuf::Encode(std::string_view json) const {
   rapidjson::Document document;
   if (absl::Status status = json::Parse(json, &document); !status.ok()) return status;

@@ -76,6 +76,17 @@ class KubeProtobuf {
   // Whether apiVersion/kind has a schema (false for CRDs).
   bool Knows(std::string_view api_version, std::string_view kind) const;
 
+  // Whether the dotted field-mask `path` (see informerd.proto's "Field
+  // masks") names a field of apiVersion/kind's JSON: a path through a list
+  // names a field of its elements, one through a map names a key then a
+  // field of its values. RawExtension and FieldsV1 take any path below
+  // them; values that are JSON scalars (Time, Quantity, IntOrString, ...)
+  // none. INVALID_ARGUMENT saying which segment names nothing and in which
+  // message, e.g. `no field "nodeNmae" in k8s.io.api.core.v1.PodSpec`;
+  // NOT_FOUND when the kind has no schema.
+  absl::Status CheckFieldPath(std::string_view api_version, std::string_view kind,
+                              std::string_view path) const;
+
  private:
   struct MessageInfo {
     std::unordered_map<std::string, const google::protobuf::FieldDescriptor*> by_json_name;

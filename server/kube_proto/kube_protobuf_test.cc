@@ -141,6 +141,33 @@ TEST(KubeProtobufTest, MillionLevelRawExtensionIsRefusedWithoutRecursingIntoIt) 
   auto encoded = KubeProtobuf::Default().Encode(document);
   ASSERT_EQ(encoded.status().code(), absl::StatusCode::kInvalidArgument) << encoded.status();
   EXPECT_NE(encoded.status().message().find("nested too deeply"), std::string::npos) << encoded.status();
+TEST(KubeProtobufTest, FieldPathsAreCheckedAgainstTheSchema) {
+  const KubeProtobuf& schemas = KubeProtobuf::Default();
+  for (const char* path : {"spec.nodeName", "status.podIP", "metadata.labels", "metadata.labels.app",
+                           "spec.containers.image", "spec.containers.resources.limits.cpu",
+                           "metadata.ownerReferences.uid", "apiVersion", "kind", "metadata",
+                           "metadata.managedFields.fieldsV1.anything.below", "status.conditions.type"}) {
+    EXPECT_TRUE(schemas.CheckFieldPath("v1", "Pod", path).ok())
+        << path << ": " << schemas.CheckFieldPath("v1", "Pod", path);
+  }
+  EXPECT_TRUE(schemas.CheckFieldPath("apps/v1", "Deployment", "spec.template.spec.containers.image").ok());
+  EXPECT_TRUE(schemas.CheckFieldPath("v1", "Service", "spec.ports.port").ok());
+  EXPECT_TRUE(schemas.CheckFieldPath("v1", "Service", "spec.ports.targetPort").ok());
+  auto error = [&](const char* path) {
+    absl::Status status = schemas.CheckFieldPath("v1", "Pod", path);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << path;
+    return std::string(status.message());
+  };
+  EXPECT_EQ(error("spec.nodeNmae"), "no field \"nodeNmae\" in k8s.io.api.core.v1.PodSpec");
+  EXPECT_EQ(error("spec.containers.imag"), "no field \"imag\" in k8s.io.api.core.v1.Container");
+  EXPECT_EQ(error("spec.nodeName.x"), "nodeName is a string: no field \"x\" below it");
+  EXPECT_EQ(error("metadata.creationTimestamp.seconds"),
+            "creationTimestamp is a k8s.io.apimachinery.pkg.apis.meta.v1.Time (a JSON scalar): "
+            "no field \"seconds\" below it");
+  EXPECT_EQ(error("metadata.labels.app.x"), "app is a string: no field \"x\" below it");
+  EXPECT_EQ(error("kind.x"), "kind is a string: no field \"x\" below it");
+  EXPECT_EQ(schemas.CheckFieldPath("example.com/v1", "Widget", "spec").code(),
+            absl::StatusCode::kNotFound);
 }
 
 }  // namespace

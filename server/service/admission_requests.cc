@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "server/cache/resource_version.h"
+#include "server/service/field_mask_check.h"
 #include "server/service/grpc_status.h"
 #include "server/service/request_filter.h"
 
@@ -53,6 +54,16 @@ grpc::Status ParseVersion(const std::string& text, const char* field, uint64_t* 
   return grpc::Status::OK;
 }
 
+// The request's mask, parsed; PROJECTION_METADATA adds metadata to it.
+grpc::Status ParseMask(const google::protobuf::RepeatedPtrField<std::string>& fields,
+                       v1::Projection projection, cache::FieldMask* mask) {
+  absl::StatusOr<cache::FieldMask> parsed = cache::FieldMask::Parse(
+      {fields.begin(), fields.end()}, projection == v1::PROJECTION_METADATA);
+  if (!parsed.ok()) return ToGrpc(parsed.status());
+  *mask = *std::move(parsed);
+  return grpc::Status::OK;
+}
+
 // The checks common to List, Get and Watch that do not depend on what is
 // served: answering them tells an unauthenticated peer nothing about the
 // served resources, and nothing unbounded reaches a review.
@@ -94,13 +105,21 @@ grpc::Status ListAdmission::Shape() {
     return Invalid(absl::StrCat("continue_token: longer than ", kMaxContinueTokenBytes, " bytes"));
   }
   if (grpc::Status status = CheckEncoding(request_.encoding()); !status.ok()) return status;
-  return CheckCommonShape(request_.resource(), request_.namespace_(), request_.projection(),
-                          request_.resource_version(), "resource_version", &version_);
+  if (grpc::Status status = CheckCommonShape(request_.resource(), request_.namespace_(),
+                                             request_.projection(), request_.resource_version(),
+                                             "resource_version", &version_);
+      !status.ok()) {
+    return status;
+  }
+  return ParseMask(request_.fields(), request_.projection(), &mask_);
 }
 
 grpc::Status ListAdmission::DoResolve(const ResourceRegistry& registry) {
   absl::StatusOr<ServedResource*> resource = registry.Find(request_.resource());
   if (!resource.ok()) return ToGrpc(resource.status());
+  if (absl::Status status = CheckFieldMask(**resource, request_.fields()); !status.ok()) {
+    return ToGrpc(status);
+  }
   absl::StatusOr<cache::Filter> filter =
       MakeFilter(**resource, {request_.namespace_(), request_.label_selector(),
                               request_.field_selector(), request_.index_name(),
@@ -135,13 +154,22 @@ grpc::Status GetAdmission::Shape() {
     return Invalid(absl::StrCat("name: longer than ", kMaxNameBytes, " characters"));
   }
   if (grpc::Status status = CheckEncoding(request_.encoding()); !status.ok()) return status;
-  return CheckCommonShape(request_.resource(), request_.namespace_(), request_.projection(),
-                          request_.min_resource_version(), "min_resource_version", &version_);
+  if (grpc::Status status = CheckCommonShape(request_.resource(), request_.namespace_(),
+                                             request_.projection(),
+                                             request_.min_resource_version(),
+                                             "min_resource_version", &version_);
+      !status.ok()) {
+    return status;
+  }
+  return ParseMask(request_.fields(), request_.projection(), &mask_);
 }
 
 grpc::Status GetAdmission::DoResolve(const ResourceRegistry& registry) {
   absl::StatusOr<ServedResource*> resource = registry.Find(request_.resource());
   if (!resource.ok()) return ToGrpc(resource.status());
+  if (absl::Status status = CheckFieldMask(**resource, request_.fields()); !status.ok()) {
+    return ToGrpc(status);
+  }
   if ((*resource)->info.namespaced && request_.namespace_().empty()) {
     return Invalid(absl::StrCat("namespace: required for ", (*resource)->DisplayName()));
   }
@@ -161,13 +189,21 @@ std::optional<grpc::Status> GetAdmission::Authorize(const Permissions& permissio
 grpc::Status WatchAdmission::Shape() {
   if (grpc::Status status = ParseRequest(*buffer_, &request_); !status.ok()) return status;
   if (grpc::Status status = CheckEncoding(request_.encoding()); !status.ok()) return status;
-  return CheckCommonShape(request_.resource(), request_.namespace_(), request_.projection(),
-                          request_.resource_version(), "resource_version", &version_);
+  if (grpc::Status status = CheckCommonShape(request_.resource(), request_.namespace_(),
+                                             request_.projection(), request_.resource_version(),
+                                             "resource_version", &version_);
+      !status.ok()) {
+    return status;
+  }
+  return ParseMask(request_.fields(), request_.projection(), &mask_);
 }
 
 grpc::Status WatchAdmission::DoResolve(const ResourceRegistry& registry) {
   absl::StatusOr<ServedResource*> resource = registry.Find(request_.resource());
   if (!resource.ok()) return ToGrpc(resource.status());
+  if (absl::Status status = CheckFieldMask(**resource, request_.fields()); !status.ok()) {
+    return ToGrpc(status);
+  }
   absl::StatusOr<cache::Filter> filter =
       MakeFilter(**resource, {request_.namespace_(), request_.label_selector(),
                               request_.field_selector(), "", ""});

@@ -21,6 +21,7 @@
 
 #include "informerd/v1/informerd.pb.h"
 #include "server/auth/reviewer.h"
+#include "server/cache/field_mask.h"
 #include "server/cache/filter.h"
 #include "server/service/admission.h"
 #include "server/service/continue_token.h"
@@ -44,6 +45,8 @@ class ListAdmission final : public AdmissionRequest {
 
   // After Shape.
   const v1::ListRequest& request() const { return request_; }
+  // The request's field mask, parsed (empty: none).
+  const cache::FieldMask& mask() const { return mask_; }
   // After Resolve.
   ServedResource* resource() const { return resource_; }
   const cache::Filter& filter() const { return filter_; }
@@ -60,6 +63,7 @@ class ListAdmission final : public AdmissionRequest {
   const grpc::ByteBuffer* const buffer_;
   const ContinueTokens* const continue_tokens_;
   v1::ListRequest request_;
+  cache::FieldMask mask_;
   uint64_t version_ = 0;
   ServedResource* resource_ = nullptr;
   cache::Filter filter_;
@@ -79,6 +83,7 @@ class GetAdmission final : public AdmissionRequest {
   std::optional<grpc::Status> Authorize(const Permissions& permissions) override;
 
   const v1::GetRequest& request() const { return request_; }
+  const cache::FieldMask& mask() const { return mask_; }
   uint64_t min_version() const { return version_; }
   ServedResource* resource() const { return resource_; }
 
@@ -88,6 +93,7 @@ class GetAdmission final : public AdmissionRequest {
  private:
   const grpc::ByteBuffer* const buffer_;
   v1::GetRequest request_;
+  cache::FieldMask mask_;
   uint64_t version_ = 0;
   ServedResource* resource_ = nullptr;
 };
@@ -104,6 +110,7 @@ class WatchAdmission final : public AdmissionRequest {
   std::optional<grpc::Status> Authorize(const Permissions& permissions) override;
 
   const v1::WatchRequest& request() const { return request_; }
+  const cache::FieldMask& mask() const { return mask_; }
   ServedResource* resource() const { return resource_; }
   const cache::Filter& filter() const { return filter_; }
   uint64_t version() const { return version_; }
@@ -116,6 +123,7 @@ class WatchAdmission final : public AdmissionRequest {
  private:
   const grpc::ByteBuffer* const buffer_;
   v1::WatchRequest request_;
+  cache::FieldMask mask_;
   ServedResource* resource_ = nullptr;
   cache::Filter filter_;
   uint64_t version_ = 0;

@@ -39,6 +39,8 @@ CacheService::CacheService(const ResourceRegistry* registry, metrics::Metrics* m
                              options.limits.max_initial_bytes_per_identity,
                              options.limits.max_initial_bytes),
       continue_tokens_(options.max_list_snapshot_age),
+      field_masks_(options.field_masks != nullptr ? options.field_masks
+                                                  : &cache::FieldMaskRegistry::Default()),
       watches_({options.stalled_stream_timeout, options.initial_events_timeout}),
       admission_(registry, metrics, {options.authorizer, options.limits}) {}
 
@@ -81,8 +83,13 @@ grpc::ServerUnaryReactor* CacheService::List(grpc::CallbackServerContext* contex
                     [this, admission, response](AdmissionResult admitted,
                                                 grpc::ServerUnaryReactor* reactor,
                                                 absl::Time start) {
+                      absl::StatusOr<ReplyForm> form =
+                          FormFor("List", admission->request().projection(),
+                                  admission->request().encoding(), admission->mask());
+                      if (!form.ok()) return ToGrpc(form.status());
                       FinishRead(reactor, "List", start, admitted.caller(),
-                                 PlanList(*admission, admitted.TakePermit(), response));
+                                 PlanList(*admission, *std::move(form), admitted.TakePermit(),
+                                          response));
                       return grpc::Status::OK;
                     });
 }
@@ -95,8 +102,12 @@ grpc::ServerUnaryReactor* CacheService::Get(grpc::CallbackServerContext* context
                     [this, admission, response](AdmissionResult admitted,
                                                 grpc::ServerUnaryReactor* reactor,
                                                 absl::Time start) {
+                      absl::StatusOr<ReplyForm> form =
+                          FormFor("Get", admission->request().projection(),
+                                  admission->request().encoding(), admission->mask());
+                      if (!form.ok()) return ToGrpc(form.status());
                       FinishRead(reactor, "Get", start, admitted.caller(),
-                                 PlanGet(*admission, response));
+                                 PlanGet(*admission, *std::move(form), response));
                       return grpc::Status::OK;
                     });
 }
@@ -147,7 +158,15 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::WatchAfterReview(
   // The reactor is chosen now: a stream needs its resource. Resolving early
   // runs admission's step 3 ahead of its turn, but Admission answers it
   // (it is remembered) only in its turn, after authentication.
-  const grpc::Status resolved = request->Resolve(*registry_);
+  grpc::Status resolved = request->Resolve(*registry_);
+  // The mask is interned before the review, as the stream is made now; a
+  // registry full of masks in use is answered in the resolution's turn.
+  absl::StatusOr<ReplyForm> form;
+  if (resolved.ok()) {
+    form = FormFor("Watch", request->request().projection(), request->request().encoding(),
+                   request->mask());
+    if (!form.ok()) resolved = ToGrpc(form.status());
+  }
   if (!resolved.ok()) {
     auto* refusal = new FailedWatch();
     admission_.Review(std::move(request), std::move(credentials), std::move(needs_review),
@@ -161,7 +180,7 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CacheService::WatchAfterReview(
   }
   auto* stream = new WatchStream(request->resource()->informer.get(),
                                  request->resource()->DisplayName(), request->filter(),
-                                 WatchOptions(request->request(), credentials,
+                                 WatchOptions(request->request(), *std::move(form), credentials,
                                               request->attributes()),
                                  std::nullopt, metrics_, &watches_);
   stream->set_context(context);

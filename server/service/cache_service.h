@@ -28,6 +28,8 @@
 #include "absl/time/time.h"
 #include "informerd/v1/informerd.grpc.pb.h"
 #include "server/auth/authorizer.h"
+#include "server/cache/field_mask.h"
+#include "server/cache/field_mask_registry.h"
 #include "server/limits/concurrency_limiter.h"
 #include "server/limits/request_limits.h"
 #include "server/metrics/metrics.h"
@@ -70,6 +72,9 @@ struct CacheServiceOptions {
   // (the apiserver's 410 Expired): it bounds how old a snapshot a caller can
   // make the Informer rebuild from its history.
   absl::Duration max_list_snapshot_age = absl::Minutes(5);
+  // Where field masks are interned; null: the process's registry
+  // (cache::FieldMaskRegistry::Default). Must outlive the service.
+  cache::FieldMaskRegistry* field_masks = nullptr;
 };
 
 using RawCacheService = v1::Cache::WithRawCallbackMethod_List<
@@ -129,10 +134,15 @@ class CacheService final : public RawCacheService {
     uint64_t min_version = 0;
     std::function<grpc::Status()> read;
   };
+  // The reply form of an admitted call: its mask interned (held by the
+  // result for as long as the call runs). RESOURCE_EXHAUSTED when the
+  // registry is full of masks in use (counted as a refusal of `method`).
+  absl::StatusOr<ReplyForm> FormFor(const char* method, v1::Projection projection,
+                                    v1::Encoding encoding, const cache::FieldMask& mask);
   // `permit`: the List's slot, held until its page is read.
-  ReadPlan PlanList(const ListAdmission& admitted, limits::ConcurrencyLimiter::Permit permit,
-                    grpc::ByteBuffer* response) const;
-  ReadPlan PlanGet(const GetAdmission& admitted, grpc::ByteBuffer* response) const;
+  ReadPlan PlanList(const ListAdmission& admitted, ReplyForm form,
+                    limits::ConcurrencyLimiter::Permit permit, grpc::ByteBuffer* response) const;
+  ReadPlan PlanGet(const GetAdmission& admitted, ReplyForm form, grpc::ByteBuffer* response) const;
   void AnswerListResources(const ListResourcesAdmission& admitted,
                            v1::ListResourcesResponse* response) const;
   // Runs plan.read at once if the resource is there, or once it gets there
@@ -148,7 +158,8 @@ class CacheService final : public RawCacheService {
   // Watch launch (cache_service_watch.cc).
   //
   // The stream's options; its re-check reviews `credentials` again.
-  WatchStreamOptions WatchOptions(const v1::WatchRequest& request, const Credentials& credentials,
+  WatchStreamOptions WatchOptions(const v1::WatchRequest& request, ReplyForm form,
+                                  const Credentials& credentials,
                                   const auth::ResourceAttributes& attributes);
   // How an admitted Watch's stream gets where it starts.
   struct WatchLaunch {
@@ -186,6 +197,7 @@ class CacheService final : public RawCacheService {
   limits::ConcurrencyLimiter waiting_read_limiter_;
   limits::ConcurrencyLimiter initial_bytes_limiter_;
   const ContinueTokens continue_tokens_;
+  cache::FieldMaskRegistry* const field_masks_;
   WatchRegistry watches_;
   // Its reviews are stopped first (~CacheService); its limiters outlive
   // version_waits_, whose waits hold List permits.

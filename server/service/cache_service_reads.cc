@@ -10,7 +10,22 @@
 #include "server/service/wire_format.h"
 
 namespace informerd::service {
-CacheService::ReadPlan CacheService::PlanList(const ListAdmission& admitted,
+
+absl::StatusOr<ReplyForm> CacheService::FormFor(const char* method, v1::Projection projection,
+                                                v1::Encoding encoding,
+                                                const cache::FieldMask& mask) {
+  ReplyForm form{projection, encoding, nullptr};
+  if (mask.empty()) return form;
+  absl::StatusOr<std::shared_ptr<const cache::FieldMask>> interned = field_masks_->Intern(mask);
+  if (!interned.ok()) {
+    metrics_->RequestRejected(method, "field_masks");
+    return interned.status();
+  }
+  form.mask = *std::move(interned);
+  return form;
+}
+
+CacheService::ReadPlan CacheService::PlanList(const ListAdmission& admitted, ReplyForm form,
                                               limits::ConcurrencyLimiter::Permit permit,
                                               grpc::ByteBuffer* response) const {
   ReadPlan plan;
@@ -18,9 +33,7 @@ CacheService::ReadPlan CacheService::PlanList(const ListAdmission& admitted,
   plan.min_version = admitted.min_version();
   plan.read = [this, response, resource = admitted.resource(), filter = admitted.filter(),
                point = admitted.point(), scope = admitted.scope(),
-               limit = static_cast<size_t>(admitted.request().limit()),
-               projection = admitted.request().projection(),
-               encoding = admitted.request().encoding(),
+               limit = static_cast<size_t>(admitted.request().limit()), form = std::move(form),
                held = std::make_shared<limits::ConcurrencyLimiter::Permit>(std::move(permit))] {
     absl::StatusOr<informer::Informer::Page> page = resource->informer->List(
         filter, point.resource_version, point.last_key, limit, options_.max_page_bytes);
@@ -33,27 +46,25 @@ CacheService::ReadPlan CacheService::PlanList(const ListAdmission& admitted,
       token = continue_tokens_.Encode(
           scope, {page->resource_version, page->items.back()->key(), point.snapshot_time});
     }
-    *response = ListResponseBuffer(page->items, page->resource_version, token, projection,
-                                   encoding);
+    *response = ListResponseBuffer(page->items, page->resource_version, token, form);
     return grpc::Status::OK;
   };
   return plan;
 }
 
-CacheService::ReadPlan CacheService::PlanGet(const GetAdmission& admitted,
+CacheService::ReadPlan CacheService::PlanGet(const GetAdmission& admitted, ReplyForm form,
                                              grpc::ByteBuffer* response) const {
   ReadPlan plan;
   plan.resource = admitted.resource();
   plan.min_version = admitted.min_version();
   plan.read = [response, resource = admitted.resource(), ns = admitted.request().namespace_(),
-               name = admitted.request().name(), projection = admitted.request().projection(),
-               encoding = admitted.request().encoding()] {
+               name = admitted.request().name(), form = std::move(form)] {
     auto [object, version] = resource->informer->Get(cache::ObjectKey(ns, name));
     if (object == nullptr) {
       return grpc::Status(grpc::StatusCode::NOT_FOUND,
                           absl::StrCat(resource->DisplayName(), " \"", name, "\" not found"));
     }
-    *response = GetResponseBuffer(*object, version, projection, encoding);
+    *response = GetResponseBuffer(*object, version, form);
     return grpc::Status::OK;
   };
   return plan;

@@ -11,13 +11,12 @@
 
 namespace informerd::service {
 
-WatchStreamOptions CacheService::WatchOptions(const v1::WatchRequest& request,
+WatchStreamOptions CacheService::WatchOptions(const v1::WatchRequest& request, ReplyForm form,
                                               const Credentials& credentials,
                                               const auth::ResourceAttributes& attributes) {
   WatchStreamOptions stream_options;
   stream_options.allow_bookmarks = request.allow_bookmarks();
-  stream_options.projection = request.projection();
-  stream_options.encoding = request.encoding();
+  stream_options.form = std::move(form);
   stream_options.bookmark_interval = options_.bookmark_interval;
   if (!admission_.authenticates()) return stream_options;
   // The credentials are reviewed again at every re-check (a stream starts
@@ -124,6 +123,9 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const Credentials& c
                                       const WatchAdmission& admitted,
                                       limits::ConcurrencyLimiter::Permit permit,
                                       WatchStream** stream, std::function<void()>* after_begin) {
+  absl::StatusOr<ReplyForm> form = FormFor("Watch", admitted.request().projection(),
+                                           admitted.request().encoding(), admitted.mask());
+  if (!form.ok()) return ToGrpc(form.status());
   WatchLaunch launch = PrepareLaunch(admitted, caller.identity);
   // Started here when it can be, so that a refusal (OUT_OF_RANGE, the
   // initial-events budget) is the call's status before any stream exists.
@@ -143,7 +145,8 @@ grpc::Status CacheService::StartWatch(const Caller& caller, const Credentials& c
   const bool deferred = !start.has_value();
   *stream = new WatchStream(admitted.resource()->informer.get(),
                             admitted.resource()->DisplayName(), admitted.filter(),
-                            WatchOptions(admitted.request(), credentials, admitted.attributes()),
+                            WatchOptions(admitted.request(), *std::move(form), credentials,
+                                         admitted.attributes()),
                             std::move(start), metrics_, &watches_, std::move(permit));
   if (deferred) {
     *after_begin = [this, launch = std::move(launch), starter = (*stream)->Starter(),

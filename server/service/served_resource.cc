@@ -30,6 +30,11 @@ absl::StatusOr<kube::ResourceInfo> ApiServerUpstream::Discover(
   return kube::Discover(*client_, wanted.group, wanted.version, wanted.resource);
 }
 
+std::shared_ptr<const CrdSchema> ApiServerUpstream::CustomResourceSchema(
+    const kube::ResourceInfo& info) {
+  return FetchCrdSchema(*client_, info);
+}
+
 bool ApiServerUpstream::StreamingList(config::UpstreamList mode) {
   switch (mode) {
     case config::UpstreamList::kStream:
@@ -119,6 +124,7 @@ std::unique_ptr<ServedResource> StartServedResource(Upstream* upstream, kube::Re
     served->backfill = upstream->NewBackfill(served->info, wanted, options, informer_options,
                                              served->informer.get());
   }
+  served->crd_schema = upstream->CustomResourceSchema(served->info);
   served->reflector->Start();
   return served;
 }

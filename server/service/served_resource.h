@@ -36,6 +36,7 @@
 #include "server/kube/discovery.h"
 #include "server/kube/reflector.h"
 #include "server/kube/upstream_reader.h"
+#include "server/service/crd_schema.h"
 #include "server/service/history_backfill.h"
 
 namespace informerd::service {
@@ -49,6 +50,9 @@ struct ServedResource {
   // Null when backfills are off or the upstream has none; destroyed before
   // the informer it fills.
   std::unique_ptr<HistoryBackfill> backfill;
+  // A custom resource's openAPIV3Schema, for checking field masks; null
+  // for built-in kinds and when the upstream has none to give.
+  std::shared_ptr<const CrdSchema> crd_schema;
 
   // "configmaps" or "deployments.apps", as kubectl names resources.
   std::string DisplayName() const;
@@ -94,6 +98,12 @@ class Upstream {
       informer::Informer* target) {
     return nullptr;
   }
+
+  // The schema of `info`'s custom resource (see CrdSchema), or null: a
+  // built-in kind, or an upstream that cannot tell (a root informerd).
+  virtual std::shared_ptr<const CrdSchema> CustomResourceSchema(const kube::ResourceInfo& info) {
+    return nullptr;
+  }
 };
 
 // The kube-apiserver: discovery documents and a Reflector. Asks the server
@@ -113,6 +123,7 @@ class ApiServerUpstream : public Upstream {
                                                const ServedResourceOptions& options,
                                                const informer::InformerOptions& informer_options,
                                                informer::Informer* target) override;
+  std::shared_ptr<const CrdSchema> CustomResourceSchema(const kube::ResourceInfo& info) override;
 
  private:
   kube::ReflectorOptions ReflectorOptionsFor(const config::ResourceConfig& wanted,

@@ -107,7 +107,7 @@ void WatchStream::PumpLocked() {
     const cache::Object& object = *initial_[initial_sent_];
     ++initial_sent_;
     Write(WatchEventBuffer(cache::EventType::kAdded, object, object.resource_version_number(),
-                           false, options_.projection, options_.encoding));
+                           false, options_.form));
     if (initial_sent_ == initial_.size()) {
       initial_.clear();
       initial_.shrink_to_fit();
@@ -156,7 +156,7 @@ void WatchStream::PumpLocked() {
     metrics_->ObserveDispatchLatency(absl::ToDoubleSeconds(absl::Now() - event.time));
     dispatched_.Increment();
     Write(WatchEventBuffer(*type, object, event.resume_version, event.final_state_unknown,
-                           options_.projection, options_.encoding));
+                           options_.form));
     return;
   }
 }

@@ -43,6 +43,7 @@
 #include "server/informer/informer.h"
 #include "server/limits/concurrency_limiter.h"
 #include "server/metrics/metrics.h"
+#include "server/service/wire_format.h"
 
 namespace informerd::service {
 
@@ -60,9 +61,8 @@ struct StallLimits {
 
 struct WatchStreamOptions {
   bool allow_bookmarks = false;
-  // What of each object the events carry.
-  v1::Projection projection = v1::PROJECTION_FULL;
-  v1::Encoding encoding = v1::ENCODING_JSON;
+  // What of each object the events carry, and how it is encoded.
+  ReplyForm form;
   absl::Duration bookmark_interval = absl::Minutes(1);
   // When set, runs on `review_workers` every `recheck_interval` (checked at
   // the stream's wake-ups, at least once a second); PERMISSION_DENIED or

@@ -58,11 +58,17 @@ std::optional<std::string> KubeProtobufForm(std::string_view json) {
 }
 
 // The metadata-only form is JSON whatever the encoding asked for: a client
-// decodes whichever of json and protobuf is set.
-const grpc::Slice& ProjectedWire(const cache::Object& object, v1::Projection projection,
-                                 v1::Encoding encoding) {
-  if (projection == v1::PROJECTION_METADATA) return object.MetadataOnly().wire();
-  if (encoding == v1::ENCODING_PROTOBUF) return object.Protobuf(&KubeProtobufForm).wire();
+// decodes whichever of json and protobuf is set. A masked form may be
+// dropped from its object once a later mask needs the slot: the slice
+// returned holds its bytes.
+grpc::Slice ProjectedWire(const cache::Object& object, const ReplyForm& form) {
+  if (form.mask != nullptr && !form.mask->empty()) {
+    std::shared_ptr<const cache::Object> masked = object.Masked(*form.mask);
+    if (form.encoding == v1::ENCODING_PROTOBUF) return masked->Protobuf(&KubeProtobufForm).wire();
+    return masked->wire();
+  }
+  if (form.projection == v1::PROJECTION_METADATA) return object.MetadataOnly().wire();
+  if (form.encoding == v1::ENCODING_PROTOBUF) return object.Protobuf(&KubeProtobufForm).wire();
   return object.wire();
 }
 
@@ -70,8 +76,8 @@ const grpc::Slice& ProjectedWire(const cache::Object& object, v1::Projection pro
 
 grpc::ByteBuffer WatchEventBuffer(cache::EventType type, const cache::Object& object,
                                   uint64_t resource_version, bool final_state_unknown,
-                                  v1::Projection projection, v1::Encoding encoding) {
-  const grpc::Slice& wire = ProjectedWire(object, projection, encoding);
+                                  const ReplyForm& form) {
+  grpc::Slice wire = ProjectedWire(object, form);
   std::string head;
   PutTag(&head, v1::WatchEvent::kTypeFieldNumber, kVarint);
   PutVarint(&head, WireType(type));
@@ -95,16 +101,16 @@ grpc::ByteBuffer BookmarkBuffer(uint64_t resource_version, bool initial_events_e
 grpc::ByteBuffer ListResponseBuffer(const std::vector<cache::ObjectPtr>& items,
                                     uint64_t resource_version,
                                     const std::string& continue_token,
-                                    v1::Projection projection, v1::Encoding encoding) {
+                                    const ReplyForm& form) {
   std::vector<grpc::Slice> slices;
   slices.reserve(2 * items.size() + 1);
   for (const cache::ObjectPtr& item : items) {
-    const grpc::Slice& wire = ProjectedWire(*item, projection, encoding);
+    grpc::Slice wire = ProjectedWire(*item, form);
     std::string head;
     PutTag(&head, v1::ListResponse::kItemsFieldNumber, kLengthDelimited);
     PutVarint(&head, wire.size());
     slices.push_back(StringSlice(std::move(head)));
-    slices.push_back(wire);
+    slices.push_back(std::move(wire));
   }
   std::string tail;
   PutString(&tail, v1::ListResponse::kResourceVersionFieldNumber, std::to_string(resource_version));
@@ -114,8 +120,8 @@ grpc::ByteBuffer ListResponseBuffer(const std::vector<cache::ObjectPtr>& items,
 }
 
 grpc::ByteBuffer GetResponseBuffer(const cache::Object& object, uint64_t resource_version,
-                                   v1::Projection projection, v1::Encoding encoding) {
-  const grpc::Slice& wire = ProjectedWire(object, projection, encoding);
+                                   const ReplyForm& form) {
+  grpc::Slice wire = ProjectedWire(object, form);
   std::string head;
   PutTag(&head, v1::GetResponse::kObjectFieldNumber, kLengthDelimited);
   PutVarint(&head, wire.size());

@@ -4,7 +4,9 @@
 #include <grpcpp/impl/codegen/proto_utils.h>
 #include <gtest/gtest.h>
 
+#include "server/cache/field_mask_registry.h"
 #include "server/cache/test_objects.h"
+#include "server/kube_proto/kube_protobuf.h"
 
 namespace informerd::service {
 namespace {
@@ -35,7 +37,7 @@ TEST(WireFormat, MetadataProjectionSharesTheProjectedBytes) {
   cache::ObjectPtr object =
       cache::MakeTestObject({.namespace_ = "ns", .name = "a", .resource_version = 7, .data = "x"});
   grpc::ByteBuffer buffer =
-      WatchEventBuffer(cache::EventType::kAdded, *object, 7, false, v1::PROJECTION_METADATA);
+      WatchEventBuffer(cache::EventType::kAdded, *object, 7, false, {v1::PROJECTION_METADATA});
   std::vector<grpc::Slice> slices;
   ASSERT_TRUE(buffer.Dump(&slices).ok());
   ASSERT_EQ(slices.size(), 2u);
@@ -44,10 +46,10 @@ TEST(WireFormat, MetadataProjectionSharesTheProjectedBytes) {
   EXPECT_EQ(event.object().json(), std::string(object->MetadataOnly().json()));
   EXPECT_EQ(event.object().json().find("\"data\""), std::string::npos);
   v1::ListResponse list = Parse<v1::ListResponse>(
-      ListResponseBuffer({object}, 8, "", v1::PROJECTION_METADATA));
+      ListResponseBuffer({object}, 8, "", {v1::PROJECTION_METADATA}));
   ASSERT_EQ(list.items_size(), 1);
   EXPECT_EQ(list.items(0).json(), event.object().json());
-  v1::GetResponse get = Parse<v1::GetResponse>(GetResponseBuffer(*object, 8, v1::PROJECTION_METADATA));
+  v1::GetResponse get = Parse<v1::GetResponse>(GetResponseBuffer(*object, 8, {v1::PROJECTION_METADATA}));
   EXPECT_EQ(get.object().json(), event.object().json());
 }
 
@@ -88,9 +90,9 @@ TEST(WireFormat, ProtobufEncodingIsBuiltOnceAndShared) {
       R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns","uid":"u",)"
       R"("resourceVersion":"7","labels":{"app":"x"}},"data":{"k":"v"}})");
   grpc::ByteBuffer first =
-      WatchEventBuffer(cache::EventType::kAdded, *object, 7, false, v1::PROJECTION_FULL, v1::ENCODING_PROTOBUF);
+      WatchEventBuffer(cache::EventType::kAdded, *object, 7, false, {v1::PROJECTION_FULL, v1::ENCODING_PROTOBUF});
   grpc::ByteBuffer second =
-      WatchEventBuffer(cache::EventType::kAdded, *object, 7, false, v1::PROJECTION_FULL, v1::ENCODING_PROTOBUF);
+      WatchEventBuffer(cache::EventType::kAdded, *object, 7, false, {v1::PROJECTION_FULL, v1::ENCODING_PROTOBUF});
   std::vector<grpc::Slice> a, b;
   ASSERT_TRUE(first.Dump(&a).ok());
   ASSERT_TRUE(second.Dump(&b).ok());
@@ -103,11 +105,11 @@ TEST(WireFormat, ProtobufEncodingIsBuiltOnceAndShared) {
   EXPECT_EQ(event.object().name(), "a");
   EXPECT_EQ(event.object().labels().at("app"), "x");
   v1::ListResponse list =
-      Parse<v1::ListResponse>(ListResponseBuffer({object}, 8, "", v1::PROJECTION_FULL, v1::ENCODING_PROTOBUF));
+      Parse<v1::ListResponse>(ListResponseBuffer({object}, 8, "", {v1::PROJECTION_FULL, v1::ENCODING_PROTOBUF}));
   ASSERT_EQ(list.items_size(), 1);
   EXPECT_EQ(list.items(0).protobuf(), event.object().protobuf());
   v1::GetResponse get =
-      Parse<v1::GetResponse>(GetResponseBuffer(*object, 8, v1::PROJECTION_FULL, v1::ENCODING_PROTOBUF));
+      Parse<v1::GetResponse>(GetResponseBuffer(*object, 8, {v1::PROJECTION_FULL, v1::ENCODING_PROTOBUF}));
   EXPECT_EQ(get.object().protobuf(), event.object().protobuf());
 }
 
@@ -116,14 +118,54 @@ TEST(WireFormat, ObjectsWithoutAProtobufFormAreJson) {
   // lack: the schema refuses it, so JSON it is.
   cache::ObjectPtr misfit = cache::MakeTestObject({.namespace_ = "ns", .name = "a", .node_name = "n"});
   v1::GetResponse get =
-      Parse<v1::GetResponse>(GetResponseBuffer(*misfit, 8, v1::PROJECTION_FULL, v1::ENCODING_PROTOBUF));
+      Parse<v1::GetResponse>(GetResponseBuffer(*misfit, 8, {v1::PROJECTION_FULL, v1::ENCODING_PROTOBUF}));
   EXPECT_TRUE(get.object().protobuf().empty());
   EXPECT_EQ(get.object().json(), std::string(misfit->json()));
   // The metadata-only form stays JSON.
   cache::ObjectPtr object = cache::MakeTestObject({.namespace_ = "ns", .name = "b", .data = "x"});
-  get = Parse<v1::GetResponse>(GetResponseBuffer(*object, 8, v1::PROJECTION_METADATA, v1::ENCODING_PROTOBUF));
+  get = Parse<v1::GetResponse>(GetResponseBuffer(*object, 8, {v1::PROJECTION_METADATA, v1::ENCODING_PROTOBUF}));
   EXPECT_TRUE(get.object().protobuf().empty());
   EXPECT_EQ(get.object().json(), std::string(object->MetadataOnly().json()));
+}
+
+TEST(WireFormat, MaskedFormsAreSharedAndEncodedInProtobuf) {
+  cache::FieldMaskRegistry registry;
+  cache::Object::Metadata metadata{.namespace_ = "ns", .name = "a", .uid = "u", .resource_version = "7"};
+  cache::ObjectPtr object = cache::Object::Create(
+      metadata, 7, {},
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns","uid":"u",)"
+      R"("resourceVersion":"7","labels":{"app":"x"}},"data":{"k":"v","l":"w"}})");
+  absl::StatusOr<cache::FieldMask> parsed = cache::FieldMask::Parse({"data.k"});
+  ASSERT_TRUE(parsed.ok());
+  auto mask = registry.Intern(*parsed);
+  ASSERT_TRUE(mask.ok());
+  ReplyForm form{v1::PROJECTION_FULL, v1::ENCODING_JSON, *mask};
+  grpc::ByteBuffer first = WatchEventBuffer(cache::EventType::kModified, *object, 7, false, form);
+  grpc::ByteBuffer second = GetResponseBuffer(*object, 8, form);
+  std::vector<grpc::Slice> a, b;
+  ASSERT_TRUE(first.Dump(&a).ok());
+  ASSERT_TRUE(second.Dump(&b).ok());
+  EXPECT_EQ(a[1].begin(), b[1].begin());  // one masked form, referenced by both
+  v1::WatchEvent event = Parse<v1::WatchEvent>(first);
+  EXPECT_EQ(event.object().json(),
+            R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns",)"
+            R"("uid":"u","resourceVersion":"7"},"data":{"k":"v"}})");
+  EXPECT_EQ(event.object().name(), "a");
+  form.encoding = v1::ENCODING_PROTOBUF;
+  v1::GetResponse get = Parse<v1::GetResponse>(GetResponseBuffer(*object, 8, form));
+  EXPECT_TRUE(get.object().json().empty());
+  absl::StatusOr<std::string> expected = kube_proto::KubeProtobuf::Default().Encode(event.object().json());
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  EXPECT_EQ(get.object().protobuf(), *expected);
+  // PROJECTION_METADATA with a mask: the whole of metadata, and the mask.
+  absl::StatusOr<cache::FieldMask> with_metadata = cache::FieldMask::Parse({"data.l"}, true);
+  ASSERT_TRUE(with_metadata.ok());
+  ReplyForm metadata_form{v1::PROJECTION_METADATA, v1::ENCODING_JSON,
+                          *registry.Intern(*with_metadata)};
+  get = Parse<v1::GetResponse>(GetResponseBuffer(*object, 8, metadata_form));
+  EXPECT_EQ(get.object().json(),
+            R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns",)"
+            R"("uid":"u","resourceVersion":"7","labels":{"app":"x"}},"data":{"l":"w"}})");
 }
 
 }  // namespace

@@ -63,7 +63,9 @@ declare -A targets=(
   [discovery_fuzzer]="$rapidjson_flags server/kube/discovery_fuzzer.cc server/kube/discovery.cc server/kube/api_status.cc server/kube/url_query.cc server/json/json_parse.cc"
   [kubeconfig_fuzzer]="server/kube/kubeconfig_fuzzer.cc server/kube/kubeconfig.cc $yaml_flags"
   [config_fuzzer]="server/config/config_fuzzer.cc server/config/config.cc server/kube/resource_name.cc $yaml_flags"
-  [object_builder_fuzzer]="$rapidjson_flags -I$proto_dir server/cache/object_builder_fuzzer.cc server/cache/object_builder.cc server/json/json_parse.cc server/cache/object.cc server/cache/metadata_projection.cc server/cache/json_writer.cc server/cache/resource_version.cc $proto_dir/informerd.pb.o $(pkg-config --cflags --libs protobuf grpc++)"
+  [object_builder_fuzzer]="$rapidjson_flags -I$proto_dir server/cache/object_builder_fuzzer.cc server/cache/object_builder.cc server/json/json_parse.cc server/cache/object.cc server/cache/metadata_projection.cc server/cache/field_mask.cc server/cache/field_mask_projection.cc server/cache/json_writer.cc server/cache/resource_version.cc $proto_dir/informerd.pb.o $(pkg-config --cflags --libs protobuf grpc++)"
+  # Field masks (issue 36): any mask on any object, against pruning the parse.
+  [field_mask_projection_fuzzer]="$rapidjson_flags server/cache/field_mask_projection_fuzzer.cc server/cache/field_mask_projection.cc server/cache/field_mask.cc server/cache/field_mask_oracle.cc server/cache/json_writer.cc"
   # What a root informerd sends a leaf (issue 26): a root is not trusted to
   # be well-formed.
   [upstream_events_fuzzer]="$rapidjson_flags -I$proto_dir server/tier/upstream_events_fuzzer.cc server/tier/upstream_events.cc server/tier/version_bound.cc server/json/json_parse.cc server/cache/resource_version.cc server/log/log.cc $proto_dir/informerd.pb.o $(pkg-config --cflags --libs protobuf)"
@@ -85,6 +87,8 @@ printf '%s' "$(printf 'i2xxxxxxxxmmmmmmmmmmmmmmmm5:0:ns/name' | base64 | tr '+/'
   >"$out_dir/continue_token_fuzzer.corpus/seed"
 printf '\000\000\000\000\000\000\000\005ns/name' >"$out_dir/continue_token_fuzzer.corpus/point"
 printf 'app in (a,b),!tier' >"$out_dir/selector_fuzzer.corpus/seed"
+printf 'spec.containers.image,status.podIP,metadata.labels.app\n{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","uid":"u","labels":{"app":"a","x":"}"}},"spec":{"containers":[{"name":"c","image":"i"},{"image":["j"]},7,null]},"status":{"podIP":null}}' \
+  >"$out_dir/field_mask_projection_fuzzer.corpus/seed"
 printf '{"a":["x\\n\\u0001",1.5,true,null],"long":"%s"}' "$(printf 'v%.0s' {1..40})" \
   >"$out_dir/json_writer_fuzzer.corpus/seed"
 printf '\007{"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[{"a":"}"},{"b":[1]},%s]}' \

@@ -421,7 +421,11 @@ type ListRequest struct {
 	Projection Projection `protobuf:"varint,10,opt,name=projection,proto3,enum=informerd.v1.Projection" json:"projection,omitempty"`
 	// JSON (default) or, where available, the Kubernetes protobuf encoding. An
 	// unknown value: INVALID_ARGUMENT.
-	Encoding      Encoding `protobuf:"varint,11,opt,name=encoding,proto3,enum=informerd.v1.Encoding" json:"encoding,omitempty"`
+	Encoding Encoding `protobuf:"varint,11,opt,name=encoding,proto3,enum=informerd.v1.Encoding" json:"encoding,omitempty"`
+	// A field mask (see "Field masks" above); empty: whole objects (as
+	// projection says). The pages of one List may ask different masks: the
+	// continue token does not depend on it.
+	Fields        []string `protobuf:"bytes,12,rep,name=fields,proto3" json:"fields,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -533,6 +537,13 @@ func (x *ListRequest) GetEncoding() Encoding {
 	return Encoding_ENCODING_JSON
 }
 
+func (x *ListRequest) GetFields() []string {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
 type ListResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Items []*Object              `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
@@ -620,7 +631,9 @@ type GetRequest struct {
 	// As ListRequest.projection.
 	Projection Projection `protobuf:"varint,5,opt,name=projection,proto3,enum=informerd.v1.Projection" json:"projection,omitempty"`
 	// As ListRequest.encoding.
-	Encoding      Encoding `protobuf:"varint,6,opt,name=encoding,proto3,enum=informerd.v1.Encoding" json:"encoding,omitempty"`
+	Encoding Encoding `protobuf:"varint,6,opt,name=encoding,proto3,enum=informerd.v1.Encoding" json:"encoding,omitempty"`
+	// As ListRequest.fields.
+	Fields        []string `protobuf:"bytes,7,rep,name=fields,proto3" json:"fields,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -695,6 +708,13 @@ func (x *GetRequest) GetEncoding() Encoding {
 		return x.Encoding
 	}
 	return Encoding_ENCODING_JSON
+}
+
+func (x *GetRequest) GetFields() []string {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
 }
 
 type GetResponse struct {
@@ -774,7 +794,10 @@ type WatchRequest struct {
 	// As ListRequest.projection; applies to every event's object.
 	Projection Projection `protobuf:"varint,8,opt,name=projection,proto3,enum=informerd.v1.Projection" json:"projection,omitempty"`
 	// As ListRequest.encoding; applies to every event's object.
-	Encoding      Encoding `protobuf:"varint,9,opt,name=encoding,proto3,enum=informerd.v1.Encoding" json:"encoding,omitempty"`
+	Encoding Encoding `protobuf:"varint,9,opt,name=encoding,proto3,enum=informerd.v1.Encoding" json:"encoding,omitempty"`
+	// As ListRequest.fields; applies to every event's object, DELETED ones
+	// included.
+	Fields        []string `protobuf:"bytes,10,rep,name=fields,proto3" json:"fields,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -870,6 +893,13 @@ func (x *WatchRequest) GetEncoding() Encoding {
 		return x.Encoding
 	}
 	return Encoding_ENCODING_JSON
+}
+
+func (x *WatchRequest) GetFields() []string {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
 }
 
 type WatchEvent struct {
@@ -1169,7 +1199,7 @@ const file_informerd_v1_informerd_proto_rawDesc = "" +
 	"\bprotobuf\x18\a \x01(\fR\bprotobuf\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xc7\x03\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xdf\x03\n" +
 	"\vListRequest\x126\n" +
 	"\bresource\x18\x01 \x01(\v2\x1a.informerd.v1.ResourceNameR\bresource\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12%\n" +
@@ -1186,12 +1216,13 @@ const file_informerd_v1_informerd_proto_rawDesc = "" +
 	"projection\x18\n" +
 	" \x01(\x0e2\x18.informerd.v1.ProjectionR\n" +
 	"projection\x122\n" +
-	"\bencoding\x18\v \x01(\x0e2\x16.informerd.v1.EncodingR\bencoding\"\xbe\x01\n" +
+	"\bencoding\x18\v \x01(\x0e2\x16.informerd.v1.EncodingR\bencoding\x12\x16\n" +
+	"\x06fields\x18\f \x03(\tR\x06fields\"\xbe\x01\n" +
 	"\fListResponse\x12*\n" +
 	"\x05items\x18\x01 \x03(\v2\x14.informerd.v1.ObjectR\x05items\x12)\n" +
 	"\x10resource_version\x18\x02 \x01(\tR\x0fresourceVersion\x12%\n" +
 	"\x0econtinue_token\x18\x03 \x01(\tR\rcontinueToken\x120\n" +
-	"\x14remaining_item_count\x18\x04 \x01(\x03R\x12remainingItemCount\"\x96\x02\n" +
+	"\x14remaining_item_count\x18\x04 \x01(\x03R\x12remainingItemCount\"\xae\x02\n" +
 	"\n" +
 	"GetRequest\x126\n" +
 	"\bresource\x18\x01 \x01(\v2\x1a.informerd.v1.ResourceNameR\bresource\x12\x1c\n" +
@@ -1201,10 +1232,11 @@ const file_informerd_v1_informerd_proto_rawDesc = "" +
 	"\n" +
 	"projection\x18\x05 \x01(\x0e2\x18.informerd.v1.ProjectionR\n" +
 	"projection\x122\n" +
-	"\bencoding\x18\x06 \x01(\x0e2\x16.informerd.v1.EncodingR\bencoding\"f\n" +
+	"\bencoding\x18\x06 \x01(\x0e2\x16.informerd.v1.EncodingR\bencoding\x12\x16\n" +
+	"\x06fields\x18\a \x03(\tR\x06fields\"f\n" +
 	"\vGetResponse\x12,\n" +
 	"\x06object\x18\x01 \x01(\v2\x14.informerd.v1.ObjectR\x06object\x12)\n" +
-	"\x10resource_version\x18\x02 \x01(\tR\x0fresourceVersion\"\xa4\x03\n" +
+	"\x10resource_version\x18\x02 \x01(\tR\x0fresourceVersion\"\xbc\x03\n" +
 	"\fWatchRequest\x126\n" +
 	"\bresource\x18\x01 \x01(\v2\x1a.informerd.v1.ResourceNameR\bresource\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12%\n" +
@@ -1216,7 +1248,9 @@ const file_informerd_v1_informerd_proto_rawDesc = "" +
 	"\n" +
 	"projection\x18\b \x01(\x0e2\x18.informerd.v1.ProjectionR\n" +
 	"projection\x122\n" +
-	"\bencoding\x18\t \x01(\x0e2\x16.informerd.v1.EncodingR\bencoding\"\xc8\x02\n" +
+	"\bencoding\x18\t \x01(\x0e2\x16.informerd.v1.EncodingR\bencoding\x12\x16\n" +
+	"\x06fields\x18\n" +
+	" \x03(\tR\x06fields\"\xc8\x02\n" +
 	"\n" +
 	"WatchEvent\x121\n" +
 	"\x04type\x18\x01 \x01(\x0e2\x1d.informerd.v1.WatchEvent.TypeR\x04type\x12,\n" +
