@@ -141,6 +141,8 @@ TEST(KubeProtobufTest, MillionLevelRawExtensionIsRefusedWithoutRecursingIntoIt) 
   auto encoded = KubeProtobuf::Default().Encode(document);
   ASSERT_EQ(encoded.status().code(), absl::StatusCode::kInvalidArgument) << encoded.status();
   EXPECT_NE(encoded.status().message().find("nested too deeply"), std::string::npos) << encoded.status();
+}
+
 TEST(KubeProtobufTest, FieldPathsAreCheckedAgainstTheSchema) {
   const KubeProtobuf& schemas = KubeProtobuf::Default();
   for (const char* path : {"spec.nodeName", "status.podIP", "metadata.labels", "metadata.labels.app",
