@@ -20,8 +20,9 @@ constexpr char kDiscoveryPath[] = "/.well-known/openid-configuration";
 constexpr char kJwksPath[] = "/openid/v1/jwks";
 constexpr size_t kMaxDiscoveryBytes = 64 * 1024;
 
-absl::StatusOr<std::string> GetBody(kube::RestClient* client, const char* path, size_t max_bytes) {
-  absl::StatusOr<kube::HttpResponse> response = client->Get(path);
+absl::StatusOr<std::string> GetBody(kube::RestClient* client, const char* path, size_t max_bytes,
+                                    const char* accept) {
+  absl::StatusOr<kube::HttpResponse> response = client->GetAccepting(path, accept);
   if (!response.ok()) return response.status();
   if (response->status != 200) {
     return absl::UnavailableError(absl::StrCat("GET ", path, ": HTTP ", response->status));
@@ -64,9 +65,9 @@ absl::Status IssuerKeys::last_fetch() const {
 }
 
 absl::Status IssuerKeys::Fetch() {
-  absl::StatusOr<std::string> discovery = GetBody(client_, kDiscoveryPath, kMaxDiscoveryBytes);
+  absl::StatusOr<std::string> discovery = GetBody(client_, kDiscoveryPath, kMaxDiscoveryBytes, "application/json");
   absl::StatusOr<std::string> jwks =
-      discovery.ok() ? GetBody(client_, kJwksPath, kMaxJwksBytes) : discovery.status();
+      discovery.ok() ? GetBody(client_, kJwksPath, kMaxJwksBytes, "application/jwk-set+json, application/json") : discovery.status();
   absl::Status status = jwks.status();
   if (status.ok()) {
     rapidjson::Document document;
