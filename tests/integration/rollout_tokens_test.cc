@@ -9,11 +9,12 @@
 // replica, retrying a refusal as client-go's reflector does (backoff from
 // 0.8 s, doubling, up to 30 s).
 //
-// Asserts: every client is served within 10 s of the start, and no
-// JWT-shaped made-up token is ever answered RESOURCE_EXHAUSTED (they are
-// refused UNAUTHENTICATED before any budget or review). Prints one line,
+// Asserts: every client is served within 10 s of the start; no JWT-shaped
+// made-up token is ever answered RESOURCE_EXHAUSTED (they are refused
+// UNAUTHENTICATED before any budget or review); and the TokenReviews sent
+// are the clients' plus at most the new lane's budget. Prints one line,
 //   rollout-tokens replicas=3 clients=300 served=.. max_s=.. p50_s=..
-//     token_reviews=.. flood_sent=.. jwt_codes=.. opaque_codes=..
+//     token_reviews=.. flood_sent=.. flood_s=.. jwt_codes=.. opaque_codes=..
 // where token_reviews counts what the replicas sent the apiserver
 // (informerd_apiserver_reviews_total{kind="TokenReview"}).
 #include <algorithm>
@@ -251,6 +252,7 @@ TEST(RolloutTokensTest, EveryClientIsServedWithinTenSecondsWhileMadeUpTokensFloo
   request.set_namespace_(ns);
   std::vector<v1::Cache::Stub*> stubs;
   for (Replica& replica : replicas) stubs.push_back(replica.stub.get());
+  const absl::Time flood_start = absl::Now();
   Flood flood(stubs, kFloodPerReplicaPerSecond, request, issuer, kid, ns);
   // The flood arrives first: whatever budget it can spend, it has.
   absl::SleepFor(absl::Seconds(2));  // the flood's head start, not synchronisation
@@ -280,6 +282,7 @@ TEST(RolloutTokensTest, EveryClientIsServedWithinTenSecondsWhileMadeUpTokensFloo
   }
   for (std::thread& client : clients) client.join();
   flood.Stop();
+  const double flood_seconds = absl::ToDoubleSeconds(absl::Now() - flood_start);
 
   double reviews = -reviews_before;
   for (const Replica& replica : replicas) reviews += TokenReviews(replica.http);
@@ -293,6 +296,7 @@ TEST(RolloutTokensTest, EveryClientIsServedWithinTenSecondsWhileMadeUpTokensFloo
             << " max_s=" << absl::ToDoubleSeconds(sorted.back())
             << " p50_s=" << absl::ToDoubleSeconds(sorted[kClients / 2])
             << " token_reviews=" << reviews << " flood_sent=" << flood.sent()
+            << " flood_s=" << flood_seconds
             << " jwt_codes=" << flood.Codes(true) << " opaque_codes=" << flood.Codes(false)
             << std::endl;
 
@@ -302,6 +306,10 @@ TEST(RolloutTokensTest, EveryClientIsServedWithinTenSecondsWhileMadeUpTokensFloo
   EXPECT_EQ(flood.count(true, grpc::StatusCode::RESOURCE_EXHAUSTED), 0)
       << "made-up JWTs spent a review budget";
   EXPECT_EQ(flood.count(true, grpc::StatusCode::OK), 0);
+  // One review per client (then cached), and the opaque tokens' within the
+  // new lane's budget (a burst of 100, then 50/s, per replica): none for a
+  // JWT-shaped one.
+  EXPECT_LE(reviews, kClients + kReplicas * (100 + 50 * flood_seconds) + 10);
   EXPECT_EQ(flood.count(false, grpc::StatusCode::OK), 0);
   for (Replica& replica : replicas) {
     EXPECT_EQ(replica.process->Stop(), 0) << replica.process->Log();
