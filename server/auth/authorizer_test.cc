@@ -135,7 +135,9 @@ TEST_F(AuthorizerTest, TheCacheOnlyMethodsNeverAskTheReviewer) {
   EXPECT_FALSE(authorizer.UserFromCache("t-alice", admit).has_value());
   EXPECT_FALSE(authorizer.UserFromCache("t-bad").has_value());
   EXPECT_EQ(asked, 1);
-  auto refuse = [](const Authorizer::ReviewLane&) { return absl::ResourceExhaustedError("over budget"); };
+  auto refuse = [](const Authorizer::ReviewLane&) {
+    return absl::ResourceExhaustedError("over budget");
+  };
   std::optional<absl::StatusOr<UserInfo>> refused = authorizer.UserFromCache("t-alice", refuse);
   ASSERT_TRUE(refused.has_value());
   EXPECT_EQ(refused->status().code(), absl::StatusCode::kResourceExhausted);

@@ -65,9 +65,12 @@ absl::Status IssuerKeys::last_fetch() const {
 }
 
 absl::Status IssuerKeys::Fetch() {
-  absl::StatusOr<std::string> discovery = GetBody(client_, kDiscoveryPath, kMaxDiscoveryBytes, "application/json");
+  absl::StatusOr<std::string> discovery =
+      GetBody(client_, kDiscoveryPath, kMaxDiscoveryBytes, "application/json");
   absl::StatusOr<std::string> jwks =
-      discovery.ok() ? GetBody(client_, kJwksPath, kMaxJwksBytes, "application/jwk-set+json, application/json") : discovery.status();
+      discovery.ok() ? GetBody(client_, kJwksPath, kMaxJwksBytes,
+                               "application/jwk-set+json, application/json")
+                     : discovery.status();
   absl::Status status = jwks.status();
   if (status.ok()) {
     rapidjson::Document document;

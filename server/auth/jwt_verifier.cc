@@ -237,7 +237,8 @@ TokenCheck JwtVerifier::Check(std::string_view token, absl::Time now) const {
   TokenCheck not_local;
   if (token.size() > kMaxBearerTokenBytes) return not_local;
   std::vector<std::string_view> parts;
-  for (absl::string_view part : absl::StrSplit(absl::string_view(token.data(), token.size()), '.')) {
+  const absl::string_view whole(token.data(), token.size());
+  for (absl::string_view part : absl::StrSplit(whole, '.')) {
     parts.emplace_back(part.data(), part.size());
   }
   if (parts.size() != 3) return not_local;

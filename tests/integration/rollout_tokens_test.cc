@@ -214,7 +214,8 @@ TEST(RolloutTokensTest, EveryClientIsServedWithinTenSecondsWhileMadeUpTokensFloo
         "POST", absl::StrCat("/api/v1/namespaces/", ns, "/serviceaccounts/client-0/token"),
         R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest",
             "spec":{"expirationSeconds":3600}})");
-    std::unique_ptr<kube::RestClient> client = ClientWithToken(answer["status"]["token"].GetString());
+    std::unique_ptr<kube::RestClient> client =
+        ClientWithToken(answer["status"]["token"].GetString());
     const std::string path = absl::StrCat("/api/v1/namespaces/", ns, "/configmaps");
     ASSERT_TRUE(Eventually([&] { return client->Get(path)->status == 200; }, absl::Seconds(30)));
   }
