@@ -120,6 +120,10 @@ absl::Status Server::MakeAuthorizer() {
     own_reviewer_ =
         std::make_unique<auth::KubeReviewer>(review_client_.get(), config.auth.token_audiences);
     reviewer_ = own_reviewer_.get();
+    if (config.auth.verify_token_signatures) {
+      jwt_verifier_ = std::make_unique<auth::JwtVerifier>(config.auth.token_audiences);
+      issuer_keys_ = std::make_unique<auth::IssuerKeys>(review_client_.get(), jwt_verifier_.get());
+    }
   }
   counting_reviewer_ = std::make_unique<auth::CountingReviewer>(
       reviewer_, [this](std::string_view kind, std::string_view outcome) {
@@ -130,6 +134,10 @@ absl::Status Server::MakeAuthorizer() {
   authorizer_options.token_ttl = config.auth.token_ttl;
   authorizer_options.decision_ttl = config.auth.decision_ttl;
   authorizer_options.cache_capacity = config.auth.cache_size;
+  authorizer_options.verifier = jwt_verifier_.get();
+  if (issuer_keys_ != nullptr) {
+    authorizer_options.unknown_key = [keys = issuer_keys_.get()] { keys->RequestRefetch(); };
+  }
   authorizer_ = std::make_unique<auth::Authorizer>(reviewer_, authorizer_options);
   return absl::OkStatus();
 }

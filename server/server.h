@@ -34,6 +34,8 @@
 #include "server/admin/admin_server.h"
 #include "server/admin/listener_probe.h"
 #include "server/auth/authorizer.h"
+#include "server/auth/issuer_keys.h"
+#include "server/auth/jwt_verifier.h"
 #include "server/auth/counting_reviewer.h"
 #include "server/auth/reviewer.h"
 #include "server/config/config.h"
@@ -109,6 +111,11 @@ class Server {
   std::unique_ptr<service::Upstream> own_upstream_;
   std::unique_ptr<kube::RestClient> review_client_;
   std::unique_ptr<auth::Reviewer> own_reviewer_;
+  // With our own reviewer: tokens checked locally against the apiserver's
+  // service account issuer first (declared before the Authorizer, which
+  // uses them).
+  std::unique_ptr<auth::JwtVerifier> jwt_verifier_;
+  std::unique_ptr<auth::IssuerKeys> issuer_keys_;
   // Around whichever reviewer is used: informerd_apiserver_reviews_total.
   std::unique_ptr<auth::CountingReviewer> counting_reviewer_;
   service::Upstream* upstream_ = nullptr;

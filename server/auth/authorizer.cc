@@ -72,6 +72,32 @@ std::optional<std::string> Authorizer::RememberedUser(std::string_view token) {
   return remembered_tokens_.Get(TokenKey(token), options_.clock());
 }
 
+absl::StatusOr<Authorizer::ReviewLane> Authorizer::LaneOf(std::string_view token) {
+  return Lane(token, TokenKey(token), options_.clock());
+}
+
+absl::StatusOr<Authorizer::ReviewLane> Authorizer::Lane(std::string_view token,
+                                                        const std::string& key, absl::Time now) {
+  ReviewLane lane;
+  if (options_.verifier != nullptr) {
+    TokenCheck check = options_.verifier->Check(token, now);
+    switch (check.verdict) {
+      case TokenCheck::Verdict::kInvalid:
+        return absl::UnauthenticatedError(
+            absl::StrCat("the token was rejected without review: ", check.reason));
+      case TokenCheck::Verdict::kSigned:
+        lane.kind = ReviewLane::Kind::kSigned;
+        lane.subject = std::move(check.subject);
+        return lane;
+      case TokenCheck::Verdict::kNotLocal:
+        if (check.unknown_key && options_.unknown_key) options_.unknown_key();
+        break;
+    }
+  }
+  if (remembered_tokens_.Get(key, now).has_value()) lane.kind = ReviewLane::Kind::kRemembered;
+  return lane;
+}
+
 std::optional<absl::StatusOr<UserInfo>> Authorizer::CachedUser(const std::string& key,
                                                                absl::Time now) {
   if (std::optional<UserInfo> cached = tokens_.Get(key, now); cached.has_value()) {
@@ -90,9 +116,10 @@ std::optional<absl::StatusOr<UserInfo>> Authorizer::UserFromCache(std::string_vi
   if (std::optional<absl::StatusOr<UserInfo>> cached = CachedUser(key, now); cached.has_value()) {
     return cached;
   }
+  absl::StatusOr<ReviewLane> lane = Lane(token, key, now);
+  if (!lane.ok()) return absl::StatusOr<UserInfo>(lane.status());
   if (admit_review) {
-    const bool remembered = remembered_tokens_.Get(key, now).has_value();
-    if (absl::Status admitted = admit_review(remembered); !admitted.ok()) {
+    if (absl::Status admitted = admit_review(*lane); !admitted.ok()) {
       return absl::StatusOr<UserInfo>(admitted);
     }
   }
@@ -106,9 +133,10 @@ absl::StatusOr<UserInfo> Authorizer::Authenticate(std::string_view token,
   if (std::optional<absl::StatusOr<UserInfo>> cached = CachedUser(key, now); cached.has_value()) {
     return *std::move(cached);
   }
+  absl::StatusOr<ReviewLane> lane = Lane(token, key, now);
+  if (!lane.ok()) return lane.status();
   if (admit_review) {
-    const bool remembered = remembered_tokens_.Get(key, now).has_value();
-    if (absl::Status admitted = admit_review(remembered); !admitted.ok()) return admitted;
+    if (absl::Status admitted = admit_review(*lane); !admitted.ok()) return admitted;
   }
   return ReviewToken(token, key, now);
 }

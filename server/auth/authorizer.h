@@ -9,6 +9,12 @@
 // tokens cannot spend. Remembering grants nothing: a remembered token is
 // reviewed like any other.
 //
+// With a JwtVerifier, a token is first checked locally against the
+// apiserver's service account issuer: one that claims that issuer but whose
+// signature or claims fail is UNAUTHENTICATED at once, with no review; one
+// whose signature holds is charged to its subject's lane (kSigned), which
+// no unsigned token can spend. It is still reviewed.
+//
 // Reviewer failures (the authority unreachable) are not remembered and
 // become UNAVAILABLE, so the caller retries; they never grant access.
 //
@@ -25,6 +31,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "server/auth/jwt_verifier.h"
 #include "server/auth/reviewer.h"
 #include "server/auth/ttl_cache.h"
 
@@ -42,6 +49,11 @@ struct AuthorizerOptions {
   // TokenReviews in flight at once; beyond, UNAVAILABLE at once rather
   // than one more blocked thread and one more request to the apiserver.
   size_t max_concurrent_token_reviews = 16;
+  // Checks tokens locally before any review (not owned; may be null).
+  const JwtVerifier* verifier = nullptr;
+  // Called when a token names the issuer and a key id the verifier does
+  // not hold (IssuerKeys::RequestRefetch). Must not wait.
+  std::function<void()> unknown_key;
   // Injected by tests.
   std::function<absl::Time()> clock = [] { return absl::Now(); };
 };
@@ -51,9 +63,20 @@ class Authorizer {
   // REQUIRES: options.cache_capacity > 0.
   Authorizer(Reviewer* reviewer, AuthorizerOptions options);
 
+  // Whose budget a TokenReview of a token not cached is charged to.
+  struct ReviewLane {
+    enum class Kind {
+      kNew,         // never accepted: made-up tokens among them
+      kRemembered,  // accepted by the authority before
+      kSigned,      // signed by the service account issuer (JwtVerifier)
+    };
+    Kind kind = Kind::kNew;
+    std::string subject;  // kSigned: the token's `sub`
+  };
+
   // Decides whether a TokenReview may be spent on a token that is not
-  // cached; `remembered`: the authority accepted the token before.
-  using AdmitReview = std::function<absl::Status(bool remembered)>;
+  // cached, in `lane`.
+  using AdmitReview = std::function<absl::Status(const ReviewLane& lane)>;
 
   // The token's user, or UNAUTHENTICATED, or UNAVAILABLE. When the answer
   // is not cached, `admit_review` (if given) decides first whether a
@@ -73,6 +96,10 @@ class Authorizer {
   // remembered; nullopt for a token never accepted (or since rejected).
   std::optional<std::string> RememberedUser(std::string_view token);
 
+  // The lane a review of `token` is charged to, or UNAUTHENTICATED when
+  // the verifier finds it invalid (the reason in the message).
+  absl::StatusOr<ReviewLane> LaneOf(std::string_view token);
+
   // OK when allowed; PERMISSION_DENIED naming the user, verb, resource and
   // scope (e.g. `user "alice" cannot list configmaps at the cluster scope`);
   // UNAVAILABLE when the Reviewer failed. May wait for the apiserver, as
@@ -85,6 +112,7 @@ class Authorizer {
                                                 const ResourceAttributes& attributes);
 
  private:
+  absl::StatusOr<ReviewLane> Lane(std::string_view token, const std::string& key, absl::Time now);
   // The cached answer for the token `key`, or nullopt.
   std::optional<absl::StatusOr<UserInfo>> CachedUser(const std::string& key, absl::Time now);
   // Asks the Reviewer and caches its answer.

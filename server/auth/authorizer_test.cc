@@ -9,7 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "server/auth/jwt_signer_for_test.h"
+#include "server/auth/jwt_verifier.h"
 
 namespace informerd::auth {
 namespace {
@@ -104,7 +107,7 @@ TEST_F(AuthorizerTest, AFloodOfBadTokensDoesNotEvictGoodOnes) {
 TEST_F(AuthorizerTest, AdmitReviewGuardsOnlyUncachedTokens) {
   Authorizer authorizer = MakeAuthorizer();
   int asked = 0;
-  auto refuse = [&asked](bool) {
+  auto refuse = [&asked](const Authorizer::ReviewLane&) {
     ++asked;
     return absl::ResourceExhaustedError("TokenReview rate of ipv4:10.0.0.1 is over its limit");
   };
@@ -123,8 +126,8 @@ TEST_F(AuthorizerTest, AdmitReviewGuardsOnlyUncachedTokens) {
 TEST_F(AuthorizerTest, TheCacheOnlyMethodsNeverAskTheReviewer) {
   Authorizer authorizer = MakeAuthorizer();
   int asked = 0;
-  auto admit = [&asked](bool remembered) {
-    EXPECT_FALSE(remembered);
+  auto admit = [&asked](const Authorizer::ReviewLane& lane) {
+    EXPECT_EQ(lane.kind, Authorizer::ReviewLane::Kind::kNew);
     ++asked;
     return absl::OkStatus();
   };
@@ -132,7 +135,9 @@ TEST_F(AuthorizerTest, TheCacheOnlyMethodsNeverAskTheReviewer) {
   EXPECT_FALSE(authorizer.UserFromCache("t-alice", admit).has_value());
   EXPECT_FALSE(authorizer.UserFromCache("t-bad").has_value());
   EXPECT_EQ(asked, 1);
-  auto refuse = [](bool) { return absl::ResourceExhaustedError("over budget"); };
+  auto refuse = [](const Authorizer::ReviewLane&) {
+    return absl::ResourceExhaustedError("over budget");
+  };
   std::optional<absl::StatusOr<UserInfo>> refused = authorizer.UserFromCache("t-alice", refuse);
   ASSERT_TRUE(refused.has_value());
   EXPECT_EQ(refused->status().code(), absl::StatusCode::kResourceExhausted);
@@ -300,8 +305,8 @@ TEST_F(AuthorizerTest, ANewerDecisionReplacesTheOlderOne) {
 TEST_F(AuthorizerTest, RemembersAcceptedTokensUntilRejected) {
   Authorizer authorizer = MakeAuthorizer();
   std::vector<bool> asked;
-  auto admit = [&asked](bool remembered) {
-    asked.push_back(remembered);
+  auto admit = [&asked](const Authorizer::ReviewLane& lane) {
+    asked.push_back(lane.kind == Authorizer::ReviewLane::Kind::kRemembered);
     return absl::OkStatus();
   };
   EXPECT_FALSE(authorizer.RememberedUser("t-alice").has_value());
@@ -329,6 +334,72 @@ TEST_F(AuthorizerTest, ForgetsTokensNotAcceptedForTheRememberedTtl) {
   EXPECT_EQ(authorizer.RememberedUser("t-alice"), "alice");
   now_ += absl::Minutes(2);
   EXPECT_FALSE(authorizer.RememberedUser("t-alice").has_value());
+}
+
+// With a verifier: a token that claims the issuer but fails its checks is
+// UNAUTHENTICATED before any budget or review; a signed one is charged to
+// its subject's lane (and still reviewed); any other token keeps the lanes
+// of unsigned tokens. A token naming an unknown key id asks for a refetch.
+TEST_F(AuthorizerTest, ChargesSignedTokensToTheirSubjectAndRefusesForgedOnesWithoutReview) {
+  constexpr char kIssuer[] = "https://issuer.example";
+  JwtSignerForTest signer(JwtSignerForTest::Algorithm::kEs256, "k1");
+  JwtSignerForTest forger(JwtSignerForTest::Algorithm::kEs256, "k1");
+  JwtSignerForTest rotated(JwtSignerForTest::Algorithm::kEs256, "k2");
+  JwtVerifier verifier({"informerd"});
+  verifier.SetKeys(*JwtKeys::Parse(kIssuer, absl::StrCat(R"({"keys":[)", signer.Jwk(), "]}")));
+  const std::string claims =
+      absl::StrCat(R"({"iss":"https://issuer.example","sub":"system:serviceaccount:a:b",)",
+                   R"("aud":["informerd"],"exp":)", absl::ToUnixSeconds(now_) + 600, "}");
+  const std::string good = signer.SignClaims(claims);
+  const std::string forged = forger.SignClaims(claims);
+  const std::string unknown_key = rotated.SignClaims(claims);
+  reviewer_.users[good] = UserInfo{"system:serviceaccount:a:b", "uid-b", {}, {}};
+
+  int refetches = 0;
+  AuthorizerOptions options;
+  options.clock = [this] { return now_; };
+  options.verifier = &verifier;
+  options.unknown_key = [&refetches] { ++refetches; };
+  Authorizer authorizer(&reviewer_, options);
+  std::vector<Authorizer::ReviewLane> lanes;
+  auto admit = [&lanes](const Authorizer::ReviewLane& lane) {
+    lanes.push_back(lane);
+    return absl::OkStatus();
+  };
+
+  absl::StatusOr<UserInfo> refused = authorizer.Authenticate(forged, admit);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(refused.status().message(),
+            "the token was rejected without review: its signature does not match the issuer's "
+            "key");
+  std::optional<absl::StatusOr<UserInfo>> from_cache = authorizer.UserFromCache(forged, admit);
+  ASSERT_TRUE(from_cache.has_value());
+  EXPECT_EQ(from_cache->status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_TRUE(lanes.empty());
+  EXPECT_EQ(reviewer_.token_reviews, 0);
+
+  EXPECT_FALSE(authorizer.UserFromCache(good, admit).has_value());
+  ASSERT_TRUE(authorizer.Authenticate(good, admit).ok());
+  EXPECT_EQ(reviewer_.token_reviews, 1);  // still reviewed
+  ASSERT_EQ(lanes.size(), 2u);
+  EXPECT_EQ(lanes[0].kind, Authorizer::ReviewLane::Kind::kSigned);
+  EXPECT_EQ(lanes[0].subject, "system:serviceaccount:a:b");
+
+  EXPECT_EQ(authorizer.Authenticate(unknown_key, admit).status().code(),
+            absl::StatusCode::kUnauthenticated);  // the reviewer does not know it
+  EXPECT_EQ(authorizer.Authenticate("opaque-static-token", admit).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  ASSERT_EQ(lanes.size(), 4u);
+  EXPECT_EQ(lanes[2].kind, Authorizer::ReviewLane::Kind::kNew);
+  EXPECT_EQ(lanes[3].kind, Authorizer::ReviewLane::Kind::kNew);
+  EXPECT_EQ(refetches, 1);
+  EXPECT_EQ(reviewer_.token_reviews, 3);
+
+  // Expired, and its cached answer too: refused without review.
+  now_ += absl::Minutes(12);
+  EXPECT_EQ(authorizer.Authenticate(good, admit).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(reviewer_.token_reviews, 3);
 }
 
 }  // namespace

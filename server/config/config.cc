@@ -258,6 +258,22 @@ class Parser {
          [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
            return p.Size(v, k, 1, 100'000, &o->token_reviews.per_identity_burst);
          }},
+        {"signedTokenReviewsPerSecond",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Size(v, k, 1, 100'000, &o->signed_token_reviews.total_per_second);
+         }},
+        {"signedTokenReviewBurst",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Size(v, k, 1, 100'000, &o->signed_token_reviews.total_burst);
+         }},
+        {"signedTokenReviewsPerSecondPerAccount",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Size(v, k, 1, 100'000, &o->signed_token_reviews.per_identity_per_second);
+         }},
+        {"signedTokenReviewBurstPerAccount",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, L* o) {
+           return p.Size(v, k, 1, 100'000, &o->signed_token_reviews.per_identity_burst);
+         }},
         // Behind a proxy, NAT or hostNetwork every caller has one address:
         // a budget per address was one budget that a flood could spend.
         {"tokenReviewsPerSecondPerAddress",
@@ -382,6 +398,10 @@ class Parser {
         {"authReviewTimeoutSeconds",
          [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
            return p.Seconds(v, k, 1, 60, &o->auth.review_timeout);
+         }},
+        {"authVerifyTokenSignatures",
+         [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {
+           return p.Bool(v, k, &o->auth.verify_token_signatures);
          }},
         {"sensitiveResources",
          [](const Parser& p, const YAML::Node& v, const std::string& k, C* o) {

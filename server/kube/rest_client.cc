@@ -344,11 +344,15 @@ void RestClient::ReturnIdleClient(std::unique_ptr<httplib::ClientImpl> client) {
 absl::StatusOr<HttpResponse> RestClient::Send(std::string_view method,
                                               std::string_view path,
                                               std::string_view body,
-                                              std::string_view content_type) {
+                                              std::string_view content_type,
+                                              std::string_view accept) {
   const std::string full_path = base_path_ + std::string(path);
   const std::string body_copy(body);
   const std::string type(content_type);
   auto send = [&](httplib::ClientImpl* client) {
+    if (method == "GET" && !accept.empty()) {
+      return client->Get(full_path, httplib::Headers{{"Accept", std::string(accept)}});
+    }
     if (method == "GET") return client->Get(full_path);
     if (method == "POST") return client->Post(full_path, body_copy, type);
     if (method == "PUT") return client->Put(full_path, body_copy, type);
@@ -383,6 +387,11 @@ absl::StatusOr<HttpResponse> RestClient::Send(std::string_view method,
 
 absl::StatusOr<HttpResponse> RestClient::Get(std::string_view path_and_query) {
   return Send("GET", path_and_query, "", "");
+}
+
+absl::StatusOr<HttpResponse> RestClient::GetAccepting(std::string_view path_and_query,
+                                                      std::string_view accept) {
+  return Send("GET", path_and_query, "", "", accept);
 }
 
 absl::StatusOr<HttpResponse> RestClient::Post(std::string_view path,

@@ -83,6 +83,10 @@ class RestClient {
 
   // A transport failure is an error; any HTTP status is a response.
   absl::StatusOr<HttpResponse> Get(std::string_view path_and_query);
+  // As Get, accepting `accept` rather than application/json (e.g. the
+  // issuer's JWKS, served as application/jwk-set+json).
+  absl::StatusOr<HttpResponse> GetAccepting(std::string_view path_and_query,
+                                            std::string_view accept);
   absl::StatusOr<HttpResponse> Post(std::string_view path,
                                     std::string_view body,
                                     std::string_view content_type);
@@ -126,7 +130,8 @@ class RestClient {
   absl::StatusOr<HttpResponse> Send(std::string_view method,
                                     std::string_view path,
                                     std::string_view body,
-                                    std::string_view content_type);
+                                    std::string_view content_type,
+                                    std::string_view accept = "");
 
   const ClusterConfig config_;
   const RestClientOptions options_;

@@ -40,6 +40,19 @@ inline RateLimits DefaultTokenReviewLimits() {
           .what = "TokenReview"};
 }
 
+// The default bounds on TokenReviews of tokens the service account issuer
+// signed (checked locally), per subject (service account) and in total
+// (RequestLimits::signed_token_reviews): after a rollout every client's
+// token is new to the new pods, and each service account's clients are
+// reviewed at once, whatever made-up tokens arrive beside them.
+inline RateLimits DefaultSignedTokenReviewLimits() {
+  return {.per_identity_per_second = 20,
+          .per_identity_burst = 50,
+          .total_per_second = 500,
+          .total_burst = 1000,
+          .what = "TokenReview"};
+}
+
 class RateLimiter {
  public:
   // `now` is the clock (tests inject one).

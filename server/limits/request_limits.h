@@ -35,6 +35,10 @@ struct RequestLimits {
   // (refused with RESOURCE_EXHAUSTED, before any review), without spending
   // the reviews of tokens accepted before.
   RateLimits token_reviews = DefaultTokenReviewLimits();
+  // TokenReviews of tokens whose signature the service account issuer's
+  // keys verified locally (auth::JwtVerifier), per subject and in total,
+  // apart from token_reviews: a made-up token cannot spend them.
+  RateLimits signed_token_reviews = DefaultSignedTokenReviewLimits();
   // Calls of one identity queued or running on the review workers; past it
   // RESOURCE_EXHAUSTED, not queued. The calls of tokens never accepted
   // share one such quota, as large as their TokenReview burst

@@ -86,6 +86,7 @@ Admission::Admission(const ResourceRegistry* registry, metrics::Metrics* metrics
       limits_(options.limits),
       rate_limiter_(options.limits.rates),
       token_review_limiter_(options.limits.token_reviews),
+      signed_review_limiter_(options.limits.signed_token_reviews),
       list_limiter_("in-flight Lists", options.limits.max_lists_per_identity,
                     options.limits.max_lists),
       watch_limiter_("concurrent Watch streams", options.limits.max_watches_per_identity,
@@ -211,12 +212,23 @@ std::optional<grpc::Status> Admission::Identify(const Credentials& credentials,
     user = absl::StatusOr<auth::UserInfo>(credentials.token.status());
   } else {
     // Charged per lane, not per peer address: behind a proxy every caller
-    // has one address, and a token accepted before keeps a budget that
-    // made-up ones cannot spend.
+    // has one address. A token the issuer signed is charged to its subject
+    // and a token accepted before to its lane, budgets that made-up ones
+    // cannot spend.
     auth::Authorizer::AdmitReview admit_review;
     if (charge_review) {
-      admit_review = [this, method](bool remembered) {
+      admit_review = [this, method](const auth::Authorizer::ReviewLane& lane) {
+        using Kind = auth::Authorizer::ReviewLane::Kind;
         bool per_lane = false;
+        if (lane.kind == Kind::kSigned) {
+          absl::Status admitted = signed_review_limiter_.Admit(lane.subject, &per_lane);
+          if (!admitted.ok()) {
+            metrics_->RequestRejected(method, per_lane ? "subject_token_reviews"
+                                                       : "global_signed_token_reviews");
+          }
+          return admitted;
+        }
+        const bool remembered = lane.kind == Kind::kRemembered;
         absl::Status admitted =
             token_review_limiter_.Admit(remembered ? "remembered" : "new", &per_lane);
         if (!admitted.ok()) {
@@ -280,6 +292,11 @@ std::string Admission::ReviewKey(const Credentials& credentials,
                                  const std::optional<Caller>& caller) const {
   if (caller.has_value()) return caller->identity;
   if (credentials.token.ok()) {
+    // A service account token's subject is its user's name.
+    if (absl::StatusOr<auth::Authorizer::ReviewLane> lane = authorizer_->LaneOf(*credentials.token);
+        lane.ok() && lane->kind == auth::Authorizer::ReviewLane::Kind::kSigned) {
+      return absl::StrCat("user:", lane->subject);
+    }
     if (std::optional<std::string> user = authorizer_->RememberedUser(*credentials.token);
         user.has_value()) {
       return absl::StrCat("user:", *user);

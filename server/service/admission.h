@@ -5,7 +5,8 @@
 //   1. shape         the request's fields, whatever is served and whoever
 //                    asks: INVALID_ARGUMENT.
 //   2. authenticate  who calls: the bearer token (TokenReview, cached; a
-//                    token not cached is first charged to its lane's
+//                    token not cached is first checked against the service
+//                    account issuer's keys, then charged to its lane's
 //                    TokenReview budget), else the client certificate's
 //                    subject: UNAUTHENTICATED, RESOURCE_EXHAUSTED (review
 //                    budget), UNAVAILABLE (review failed). Then one request
@@ -219,7 +220,8 @@ class Admission {
   grpc::Status AdmitLimit(AdmissionRequest::Limit limit, const Caller& caller,
                           const char* method, limits::ConcurrencyLimiter::Permit* permit);
   // Whose turn and quota on review_workers_ a call's reviews take: its
-  // user's once authenticated, or its token's remembered user; otherwise
+  // user's once authenticated, or its signed token's subject, or its
+  // token's remembered user; otherwise
   // the one lane of tokens never accepted, so made-up tokens share one
   // quota whatever their number.
   std::string ReviewKey(const Credentials& credentials, const std::optional<Caller>& caller) const;
@@ -230,6 +232,7 @@ class Admission {
   const limits::RequestLimits limits_;
   limits::RateLimiter rate_limiter_;
   limits::RateLimiter token_review_limiter_;
+  limits::RateLimiter signed_review_limiter_;
   limits::ConcurrencyLimiter list_limiter_;
   limits::ConcurrencyLimiter watch_limiter_;
   // Declared last: destroyed first, so no review runs on a dying Admission.

@@ -19,6 +19,8 @@
 #include "absl/synchronization/notification.h"
 #include "informerd/v1/informerd.pb.h"
 #include "server/auth/authorizer.h"
+#include "server/auth/jwt_signer_for_test.h"
+#include "server/auth/jwt_verifier.h"
 #include "server/auth/reviewer.h"
 #include "server/service/admission_requests.h"
 #include "server/service/continue_token.h"
@@ -244,7 +246,9 @@ class AdmissionTest : public ::testing::Test {
   ResourceRegistry registry_;
   metrics::Metrics metrics_;
   FakeReviewer reviewer_;
-  auth::Authorizer authorizer_{&reviewer_, auth::AuthorizerOptions{}};
+  // Holds no keys unless a test sets them: every token is left to reviews.
+  auth::JwtVerifier verifier_{{}};
+  auth::Authorizer authorizer_{&reviewer_, auth::AuthorizerOptions{.verifier = &verifier_}};
   limits::RequestLimits limits_;
   const ContinueTokens continue_tokens_{absl::Minutes(5)};
   std::vector<std::unique_ptr<grpc::ByteBuffer>> buffers_;
@@ -388,6 +392,41 @@ TEST_F(AdmissionTest, TheTokenReviewBudgetIsChargedBeforeAReview) {
   EXPECT_EQ(List(ListOf("configmaps", "team"), Token("t-made-up-1")), Code::UNAUTHENTICATED);
   EXPECT_EQ(List(ListOf("configmaps", "team"), Token("t-made-up-2")), Code::RESOURCE_EXHAUSTED);
   EXPECT_EQ(reviewer_.token_reviews(), 1);
+}
+
+// A rollout: the new lane spent by made-up tokens, a forged token of the
+// issuer refused without review, and each service account's signed tokens
+// reviewed in a budget of its own.
+TEST_F(AdmissionTest, SignedTokensAreBudgetedPerSubjectApartFromMadeUpOnes) {
+  auth::JwtSignerForTest signer(auth::JwtSignerForTest::Algorithm::kEs256, "k");
+  auth::JwtSignerForTest forger(auth::JwtSignerForTest::Algorithm::kEs256, "k");
+  verifier_.SetKeys(*auth::JwtKeys::Parse("https://issuer", absl::StrCat(R"({"keys":[)",
+                                                                         signer.Jwk(), "]}")));
+  auto token = [](const auth::JwtSignerForTest& key, const std::string& account, int i) {
+    return key.SignClaims(absl::StrCat(
+        R"({"iss":"https://issuer","sub":"system:serviceaccount:team:)", account,
+        R"(","jti":")", i, R"(","exp":)", absl::ToUnixSeconds(absl::Now()) + 600, "}"));
+  };
+  const std::string a1 = token(signer, "a", 1), a2 = token(signer, "a", 2);
+  const std::string b1 = token(signer, "b", 1);
+  for (const auto& [t, account] : {std::pair{a1, "a"}, {a2, "a"}, {b1, "b"}}) {
+    reviewer_.AddUser(t, absl::StrCat("system:serviceaccount:team:", account));
+    reviewer_.Allow(absl::StrCat("system:serviceaccount:team:", account, "/list/configmaps/team"));
+  }
+  limits_.token_reviews.per_identity_burst = 1;
+  limits_.token_reviews.per_identity_per_second = 0.001;
+  limits_.signed_token_reviews.per_identity_burst = 1;
+  limits_.signed_token_reviews.per_identity_per_second = 0.001;
+
+  EXPECT_EQ(List(ListOf("configmaps", "team"), Token("t-made-up-1")), Code::UNAUTHENTICATED);
+  EXPECT_EQ(List(ListOf("configmaps", "team"), Token("t-made-up-2")), Code::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(List(ListOf("configmaps", "team"), Token(token(forger, "a", 3))),
+            Code::UNAUTHENTICATED);
+  EXPECT_EQ(reviewer_.token_reviews(), 1);
+  EXPECT_EQ(List(ListOf("configmaps", "team"), Token(a1)), Code::OK);
+  EXPECT_EQ(List(ListOf("configmaps", "team"), Token(a2)), Code::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(List(ListOf("configmaps", "team"), Token(b1)), Code::OK);
+  EXPECT_EQ(reviewer_.token_reviews(), 3);
 }
 
 // --- The order: each test tells two adjacent steps apart ---

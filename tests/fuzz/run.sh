@@ -57,6 +57,8 @@ declare -A targets=(
   [watch_decoder_fuzzer]="server/kube/watch_decoder_fuzzer.cc server/kube/watch_decoder.cc"
   [selector_fuzzer]="selector/selector_fuzzer.cc $(ls selector/*.cc | grep -v -e _test.cc -e _fuzzer.cc | tr '\n' ' ')"
   # What the apiserver answers, and the files an operator writes (issue 15).
+  # Bearer tokens checked locally against the issuer's keys (issue 38).
+  [jwt_verifier_fuzzer]="$rapidjson_flags server/auth/jwt_verifier_fuzzer.cc server/auth/jwt_verifier.cc server/json/json_parse.cc $(pkg-config --libs libcrypto)"
   [review_response_fuzzer]="$rapidjson_flags server/auth/review_response_fuzzer.cc server/auth/review_response.cc server/json/json_parse.cc"
   [api_status_fuzzer]="$rapidjson_flags server/kube/api_status_fuzzer.cc server/kube/api_status.cc server/json/json_parse.cc"
   [url_query_fuzzer]="server/kube/url_query_fuzzer.cc server/kube/url_query.cc"
@@ -104,6 +106,10 @@ printf '\000{"status":{"authenticated":false,"error":"token expired"}}' \
   >"$out_dir/review_response_fuzzer.corpus/rejected"
 printf '\001{"kind":"SubjectAccessReview","status":{"allowed":true,"denied":false,"reason":"RBAC"}}' \
   >"$out_dir/review_response_fuzzer.corpus/access"
+# A key set (an RSA key of 2048 bits, a malformed EC key), a NUL, then a
+# token naming the RSA key, with a signature that does not match.
+printf '%s\000%s' '{"keys":[{"kty":"RSA","use":"sig","kid":"k","n":"wmTZLO_aAXfyUYoJbAxHqyUJ8ZaOPN5eEeE59L5kFURb698C_nfYl84ZjdlKxRA07vxEhh-bU707S88bxHLTVKs1hwMDUZku7JgEDcbnpr7SvQlA9tEtOfKH3qk5DRtXpaSAHvvZ46TSs3MALo6mp9B16RVaCmQF43DnOAiD15mY97lRPJaKxH7eRXAY2mQ9Qk3G4s0iCAt7n_4ZAig-S7dmFND9Vw4F7inwHvuYXwg5QJZl_qqA5WBJMDJ1lZg2CbEYGq8026N_xtU4LXS7RsdibJXw9ZCbfnNmDG4Ya7JZbpZzSj5URlDlNMSQX-hQtyHi9x7zdX7tGJLGc_nbFQ","e":"AQAB"},{"kty":"EC","crv":"P-256","kid":"e","x":"AAAA","y":"AAAA"}]}' \
+  'eyJhbGciOiJSUzI1NiIsImtpZCI6ImsifQ.eyJpc3MiOiJpc3N1ZXIiLCJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6YTpiIiwiYXVkIjpbImF1ZCJdLCJleHAiOjE4MDAwMDA2MDAsIm5iZiI6MTc5OTk5OTAwMH0.AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0-P0BBQkNERUZHSElKS0xNTk9QUVJTVFVWV1hZWltcXV5fYGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6e3x9fn-AgYKDhIWGh4iJiouMjY6PkJGSk5SVlpeYmZqbnJ2en6ChoqOkpaanqKmqq6ytrq-wsbKztLW2t7i5uru8vb6_wMHCw8TFxsfIycrLzM3Oz9DR0tPU1dbX2Nna29zd3t_g4eLj5OXm5-jp6uvs7e7v8PHy8_T19vf4-fr7_P3-_w' >"$out_dir/jwt_verifier_fuzzer.corpus/seed"
 # Two bytes of HTTP status (410, 502), then the body.
 printf '\001\232{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: 5 (10)","reason":"Expired","code":410}' \
   >"$out_dir/api_status_fuzzer.corpus/status"
