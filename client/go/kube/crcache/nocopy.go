@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -18,6 +19,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/informerd/informerd/client/go/informerdv1"
 	"github.com/informerd/informerd/client/go/kube"
 )
 
@@ -331,10 +336,72 @@ func (c *noCopyCache) remainingPages(ctx context.Context, lw *kube.ListerWatcher
 	return first, nil
 }
 
+// IndexField does not index locally: it checks that informerd indexes
+// field for the kind's resource (metadata.name, metadata.namespace or one
+// of the resource's configured fieldIndexes; a leading "." is allowed, as
+// in ".spec.nodeName"), so that List with client.MatchingFields{field: v}
+// is answered by informerd's index. extractValue is never called:
+// informerd reads the field from the object itself. A field informerd does
+// not index is an error naming it, returned here, so a controller fails
+// at setup rather than at its first List.
+func (c *noCopyCache) IndexField(ctx context.Context, obj client.Object, field string, _ client.IndexerFunc) error {
+	gvk, err := apiutil.GVKForObject(obj, c.plan.scheme)
+	if err != nil {
+		return err
+	}
+	mapping, _, err := c.target(gvk)
+	if err != nil {
+		return err
+	}
+	path := strings.TrimPrefix(field, ".")
+	namespace := ""
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		namespace = c.plan.namespace
+	}
+	// One item of metadata: the answer does not matter, only whether
+	// informerd knows the index.
+	_, err = c.plan.client.List(ctx, &informerdv1.ListRequest{
+		Resource:   &informerdv1.ResourceName{Group: mapping.Resource.Group, Version: mapping.Resource.Version, Resource: mapping.Resource.Resource},
+		Namespace:  namespace,
+		IndexName:  path,
+		Limit:      1,
+		Projection: informerdv1.Projection_PROJECTION_METADATA,
+	})
+	if status.Code(err) == codes.InvalidArgument {
+		return fmt.Errorf("crcache: IndexField %q on %v: informerd has no index %q for %s (%s); in the no-copy mode List by field is answered by informerd, so add it to the resource's fieldIndexes in informerd's configuration", field, gvk, path, mapping.Resource.GroupResource(), status.Convert(err).Message())
+	}
+	if err != nil {
+		return fmt.Errorf("crcache: IndexField %q on %v: checking informerd's index: %w", field, gvk, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.fields[gvk] == nil {
+		c.fields[gvk] = map[string]string{}
+	}
+	c.fields[gvk][field] = path
+	return nil
+}
+
 // fieldSelector renames the fields IndexField registered under another
 // name (".spec.nodeName") to informerd's paths; informerd checks the rest.
 func (c *noCopyCache) fieldSelector(gvk schema.GroupVersionKind, selector string) (string, error) {
-	return selector, nil
+	parsed, err := fields.ParseSelector(selector)
+	if err != nil {
+		return "", apierrors.NewBadRequest(fmt.Sprintf("crcache: field selector %q: %v", selector, err))
+	}
+	c.mu.Lock()
+	names := c.fields[gvk]
+	c.mu.Unlock()
+	renamed, err := parsed.Transform(func(field, value string) (string, string, error) {
+		if path, ok := names[field]; ok {
+			return path, value, nil
+		}
+		return field, value, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return renamed.String(), nil
 }
 
 // setInto sets out (a pointer to an object or list) to obj, of the same
