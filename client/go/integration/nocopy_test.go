@@ -149,9 +149,17 @@ func (o *readYourEvents) reconciler(t *testing.T, reader client.Reader) reconcil
 // objects; A killed and restarted; B killed and restarted. Handlers see metadata-only objects;
 // reads return whole ones. At the end every object's last read equals the
 // apiserver's state.
+//
+// It runs without and with a local cache (LocalCacheObjects), whose hits
+// must keep the same guarantee.
 func TestNoCopyReadYourEvents(t *testing.T) {
 	// The manager's own log is not the test's output.
 	ctrl.SetLogger(logr.Discard())
+	t.Run("reads from informerd", func(t *testing.T) { testReadYourEvents(t, crcache.NoCopyOptions{}) })
+	t.Run("local cache of 4 objects", func(t *testing.T) { testReadYourEvents(t, crcache.NoCopyOptions{LocalCacheObjects: 4}) })
+}
+
+func testReadYourEvents(t *testing.T, noCopy crcache.NoCopyOptions) {
 	lc := newLiveCluster(t, "go-nocopy", 8, time.Now().UnixNano(), connection.Options{})
 	env, api, namespace, churn, ctx := lc.env, lc.api, lc.namespace, lc.churn, lc.ctx
 
@@ -175,7 +183,7 @@ func TestNoCopyReadYourEvents(t *testing.T) {
 		Cache:          cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}},
 		Metrics:        metricsserver.Options{BindAddress: "0"},
 		Controller:     config.Controller{SkipNameValidation: ptr.To(true)},
-		NewCache:       crcache.NewCacheFunc(split, crcache.NoCopy(crcache.NoCopyOptions{})),
+		NewCache:       crcache.NewCacheFunc(split, crcache.NoCopy(noCopy)),
 		MapperProvider: crcache.MapperProvider(split),
 	})
 	if err != nil {

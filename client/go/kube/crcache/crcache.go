@@ -130,7 +130,14 @@ func NewCacheFunc(client informerdv1.CacheClient, options ...Option) cache.NewCa
 			if p.events, err = o.noCopy.shape(); err != nil {
 				return nil, err
 			}
-			p.seen = newSeenVersions()
+			if o.noCopy.LocalCacheObjects < 0 {
+				return nil, fmt.Errorf("crcache: NoCopyOptions.LocalCacheObjects is %d; must not be negative", o.noCopy.LocalCacheObjects)
+			}
+			var hot *hotCache
+			if o.noCopy.LocalCacheObjects > 0 {
+				hot = newHotCache(o.noCopy.LocalCacheObjects)
+			}
+			p.seen = newSeenVersions(hot)
 		}
 		opts.NewInformer = p.newInformer
 		informers, err := cache.New(config, opts)

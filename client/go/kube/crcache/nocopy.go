@@ -45,6 +45,15 @@ type NoCopyOptions struct {
 	// Other field paths will select a field mask once informerd serves
 	// them; until then they are refused.
 	EventFields []string
+	// LocalCacheObjects bounds an optional local cache of objects read by
+	// Get (0, the default: off), least recently used out first, for hot
+	// objects read often and changed rarely. Only resources this cache
+	// has an informer of (and without a field selector) use it: their
+	// watch drops an object's entry as soon as an event of it is received,
+	// and every entry of the resource when the informer lists or watches
+	// anew, so a hit keeps the read-your-events guarantee. A hit is a
+	// deep copy.
+	LocalCacheObjects int
 }
 
 // NoCopy makes the cache answer Get and List with informerd's Get and List
@@ -224,7 +233,15 @@ func (c *noCopyCache) Get(ctx context.Context, key client.ObjectKey, out client.
 	if err != nil {
 		return err
 	}
-	obj, _, err := lw.Get(ctx, key.Name, c.seen.minimum(mapping.Resource))
+	hk := hotKey{gvr: mapping.Resource, shape: shapeOf(out), key: objectKey(namespace, key.Name)}
+	var ticket hotTicket
+	if s.field == "" {
+		var hit runtime.Object
+		if hit, ticket = c.seen.hotGet(hk); hit != nil {
+			return setInto(out, hit)
+		}
+	}
+	obj, cacheVersion, err := lw.Get(ctx, key.Name, c.seen.minimum(mapping.Resource))
 	if err != nil {
 		return err
 	}
@@ -242,6 +259,9 @@ func (c *noCopyCache) Get(ctx context.Context, key client.ObjectKey, out client.
 		if !selector.Matches(labels.Set(accessor.GetLabels())) {
 			return apierrors.NewNotFound(mapping.Resource.GroupResource(), key.Name)
 		}
+	}
+	if ticket.ok {
+		c.seen.hotOffer(hk, ticket, obj.DeepCopyObject(), cacheVersion)
 	}
 	return setInto(out, obj)
 }

@@ -23,10 +23,21 @@ import (
 type seenVersions struct {
 	mu   sync.Mutex
 	seen map[schema.GroupVersionResource]uint64
+	// The hot cache (nil when off) and what decides whether it may be
+	// used: the watches of each resource running now, and how often an
+	// informer of it restarted or a watch ended.
+	hot      *hotCache
+	watching map[schema.GroupVersionResource]int
+	restarts map[schema.GroupVersionResource]uint64
 }
 
-func newSeenVersions() *seenVersions {
-	return &seenVersions{seen: map[schema.GroupVersionResource]uint64{}}
+func newSeenVersions(hot *hotCache) *seenVersions {
+	return &seenVersions{
+		seen:     map[schema.GroupVersionResource]uint64{},
+		hot:      hot,
+		watching: map[schema.GroupVersionResource]int{},
+		restarts: map[schema.GroupVersionResource]uint64{},
+	}
 }
 
 // observe notes a version received for gvr; key is the changed object's
@@ -38,12 +49,85 @@ func (s *seenVersions) observe(gvr schema.GroupVersionResource, resourceVersion 
 	if err == nil && v > s.seen[gvr] {
 		s.seen[gvr] = v
 	}
+	if s.hot != nil && key != "" {
+		s.hot.invalidate(gvr, key)
+	}
 }
 
-// restarted notes that an informer of gvr lists or starts a watch anew:
-// changes made meanwhile may never arrive as events (an object deleted
-// during the gap), so every hot entry of gvr goes.
-func (s *seenVersions) restarted(gvr schema.GroupVersionResource) {}
+// restarted notes that an informer of gvr lists anew: changes made since
+// its last watch may never arrive as events (an object deleted during the
+// gap), so every hot entry of gvr goes.
+func (s *seenVersions) restarted(gvr schema.GroupVersionResource) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.restarts[gvr]++
+	if s.hot != nil {
+		s.hot.dropResource(gvr)
+	}
+}
+
+// watchStarted and watchEnded bracket a watch of gvr: the hot cache is
+// used for gvr only while one runs.
+func (s *seenVersions) watchStarted(gvr schema.GroupVersionResource) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.watching[gvr]++
+	s.restarts[gvr]++
+	if s.hot != nil {
+		s.hot.dropResource(gvr)
+	}
+}
+
+func (s *seenVersions) watchEnded(gvr schema.GroupVersionResource) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.watching[gvr]--
+	s.restarts[gvr]++
+	if s.hot != nil {
+		s.hot.dropResource(gvr)
+	}
+}
+
+// hotTicket is what a miss of the hot cache hands to hotOffer.
+type hotTicket struct {
+	ok       bool // the hot cache may be used for this read
+	restarts uint64
+}
+
+// hotGet is the hot cache's copy of k, or on a miss a ticket to offer
+// what informerd answers.
+func (s *seenVersions) hotGet(k hotKey) (runtime.Object, hotTicket) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hot == nil || s.watching[k.gvr] == 0 {
+		return nil, hotTicket{}
+	}
+	if obj, ok := s.hot.get(k); ok {
+		return obj, hotTicket{}
+	}
+	return nil, hotTicket{ok: true, restarts: s.restarts[k.gvr]}
+}
+
+// hotOffer holds obj, read at informerd version cacheVersion on the
+// ticket's miss, unless something newer than cacheVersion was received for
+// the resource or an informer of it restarted since: an event of obj
+// newer than what was read may have been received (and invalidated
+// nothing) while the read was in flight.
+func (s *seenVersions) hotOffer(k hotKey, t hotTicket, obj runtime.Object, cacheVersion string) {
+	if !t.ok {
+		return
+	}
+	v, err := strconv.ParseUint(cacheVersion, 10, 64)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.watching[k.gvr] == 0 || s.restarts[k.gvr] != t.restarts || s.seen[k.gvr] > v {
+		return
+	}
+	s.hot.put(k, obj)
+}
 
 // minimum is the "not older than" of a read of gvr: "" (informerd's latest
 // state) when nothing was received yet.
@@ -85,12 +169,12 @@ func (t *trackingListerWatcher) ListWithContext(ctx context.Context, options met
 }
 
 func (t *trackingListerWatcher) WatchWithContext(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
-	t.seen.restarted(t.gvr)
 	inner, err := t.ListerWatcher.WatchWithContext(ctx, options)
 	if err != nil {
 		return nil, err
 	}
 	w := &trackingWatch{inner: inner, result: make(chan watch.Event), stop: make(chan struct{})}
+	t.seen.watchStarted(t.gvr)
 	go w.run(t)
 	return w, nil
 }
@@ -113,6 +197,7 @@ func (w *trackingWatch) ResultChan() <-chan watch.Event { return w.result }
 
 func (w *trackingWatch) run(t *trackingListerWatcher) {
 	defer close(w.result)
+	defer t.seen.watchEnded(t.gvr)
 	for ev := range w.inner.ResultChan() {
 		if accessor, err := meta.Accessor(ev.Object); err == nil && ev.Type != watch.Error {
 			key := ""
