@@ -103,7 +103,7 @@ func main() {
 	kubeconfig := flags.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig file")
 	namespace := flags.String("namespace", "", "the pods' namespace")
 	kind := flags.String("kind", "controller-runtime", "controller: controller-runtime or client-go")
-	shape := flags.String("shape", "typed", "controller: typed (corev1.Pod) or metadata (PartialObjectMetadata)")
+	shape := flags.String("shape", "typed", "controller: typed (corev1.Pod), metadata (PartialObjectMetadata) or nocopy (typed, crcache.NoCopy: reads from informerd, metadata-only events)")
 	server := flags.String("server", "", "controller: informerd's gRPC address; empty: the apiserver directly")
 	rate := flags.Int("rate", 100, "update: patches per second")
 	seconds := flags.Float64("seconds", 10, "update: how long to patch")
@@ -119,8 +119,9 @@ func main() {
 	config.QPS, config.Burst = 1000, 2000
 	switch os.Args[1] {
 	case "controller":
-		if (*kind != "controller-runtime" && *kind != "client-go") || (*shape != "typed" && *shape != "metadata") {
-			fail("--kind is controller-runtime or client-go; --shape is typed or metadata")
+		if (*kind != "controller-runtime" && *kind != "client-go") || (*shape != "typed" && *shape != "metadata" && *shape != "nocopy") ||
+			(*shape == "nocopy" && (*kind != "controller-runtime" || *server == "")) {
+			fail("--kind is controller-runtime or client-go; --shape is typed or metadata, or nocopy (controller-runtime through informerd: crcache.NoCopy)")
 		}
 		err = runController(config, *namespace, *kind, *shape, *server)
 	case "update":
@@ -280,7 +281,11 @@ func startManager(ctx context.Context, config *rest.Config, cc informerdv1.Cache
 		HealthProbeBindAddress: "0",
 	}
 	if cc != nil {
-		options.NewCache = crcache.NewCacheFunc(cc)
+		var cacheOptions []crcache.Option
+		if shape == "nocopy" {
+			cacheOptions = append(cacheOptions, crcache.NoCopy(crcache.NoCopyOptions{}))
+		}
+		options.NewCache = crcache.NewCacheFunc(cc, cacheOptions...)
 		options.MapperProvider = crcache.MapperProvider(cc)
 	}
 	mgr, err := ctrl.NewManager(config, options)
@@ -296,6 +301,13 @@ func startManager(ctx context.Context, config *rest.Config, cc informerdv1.Cache
 		l := &metav1.PartialObjectMetadataList{}
 		l.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("PodList"))
 		obj, list, forOptions = m, l, []builder.ForOption{builder.OnlyMetadata}
+	}
+	if shape == "nocopy" {
+		// Counting is a List RPC here: of metadata, not a typed copy of
+		// every pod in the controller's process.
+		l := &metav1.PartialObjectMetadataList{}
+		l.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("PodList"))
+		list = l
 	}
 	reader := mgr.GetClient()
 	newObject := func() client.Object { return obj.DeepCopyObject().(client.Object) }

@@ -18,6 +18,8 @@ import (
 type informerd struct {
 	env         testEnv
 	resources   string // --resources, read at each start
+	kubeconfig  string // --kubeconfig when not empty, else the environment's
+	config      string // --config when not empty
 	grpcAddress string
 	httpAddress string
 	logFile     string
@@ -70,11 +72,20 @@ func (d *informerd) start(t *testing.T) {
 	if resources == "" {
 		resources = "configmaps"
 	}
-	d.cmd = exec.Command(d.env.informerdBin,
-		"--kubeconfig="+d.env.kubeconfig,
-		"--resources="+resources,
-		"--grpc_address="+d.grpcAddress,
-		"--http_address="+d.httpAddress)
+	kubeconfig := d.kubeconfig
+	if kubeconfig == "" {
+		kubeconfig = d.env.kubeconfig
+	}
+	args := []string{
+		"--kubeconfig=" + kubeconfig,
+		"--resources=" + resources,
+		"--grpc_address=" + d.grpcAddress,
+		"--http_address=" + d.httpAddress,
+	}
+	if d.config != "" {
+		args = append(args, "--config="+d.config)
+	}
+	d.cmd = exec.Command(d.env.informerdBin, args...)
 	d.cmd.Stdout, d.cmd.Stderr = log, log
 	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -113,6 +113,15 @@ func metadataCodec(gvk schema.GroupVersionKind) *codec {
 	}
 }
 
+// metadataOnly is c asking for PROJECTION_METADATA, which informerd sends
+// as JSON; the shape (typed, unstructured) stays c's.
+func (c *codec) metadataOnly() *codec {
+	m := *c
+	m.projection = informerdv1.Projection_PROJECTION_METADATA
+	m.encoding, m.protobuf = informerdv1.Encoding_ENCODING_JSON, nil
+	return &m
+}
+
 // decode makes an object from informerd's JSON. Its GVK is the resource's
 // whatever the JSON said: client-go's caches key and check by it, and a
 // metadata-only object must say which kind it is the metadata of, as

@@ -52,6 +52,7 @@ type options struct {
 	scheme        *runtime.Scheme
 	labelSelector string
 	fieldSelector string
+	metadataOnly  bool
 }
 
 // WithNamespace restricts lists and watches to one namespace, as
@@ -71,6 +72,17 @@ func WithScheme(s *runtime.Scheme) Option {
 // DefaultLabelSelector would be). Empty strings add nothing.
 func WithSelectors(labelSelector, fieldSelector string) Option {
 	return func(o *options) { o.labelSelector, o.fieldSelector = labelSelector, fieldSelector }
+}
+
+// WithMetadataOnly asks informerd for metadata only (PROJECTION_METADATA)
+// while keeping the example's type: a typed example yields objects of its
+// type with only apiVersion, kind and metadata set (an empty spec and
+// status), an unstructured one objects holding only those three keys. This
+// is for handlers that need a typed object but read nothing beyond its
+// metadata (controller-runtime's source.Kind asserts the type): the
+// objects decode from informerd's JSON, a few hundred bytes each.
+func WithMetadataOnly() Option {
+	return func(o *options) { o.metadataOnly = true }
 }
 
 // NewListerWatcher returns a ListerWatcher of resource whose objects have
@@ -112,6 +124,9 @@ func NewListerWatcher(client informerdv1.CacheClient, resource schema.GroupVersi
 			return nil, err
 		}
 	}
+	if o.metadataOnly {
+		c = c.metadataOnly()
+	}
 	return newListerWatcher(client, resource, c, o), nil
 }
 
@@ -142,6 +157,9 @@ func newListerWatcher(client informerdv1.CacheClient, resource schema.GroupVersi
 		resumeFor:     defaultResumeFor,
 	}
 }
+
+// Resource is the resource this ListerWatcher reads.
+func (lw *ListerWatcher) Resource() schema.GroupVersionResource { return lw.resource }
 
 // GroupVersionKind is the kind of the objects this ListerWatcher yields.
 func (lw *ListerWatcher) GroupVersionKind() schema.GroupVersionKind { return lw.codec.gvk }

@@ -91,11 +91,16 @@ func MapperProviderWithOptions(client informerdv1.CacheClient, opts mapper.Optio
 // own selectors win over the defaults), DefaultLabelSelector,
 // DefaultFieldSelector, ByObject selectors, and everything controller-runtime
 // applies after building an informer (transforms, sync period, deep copy,
-// watch error handler). Without cache.Options.Mapper (a cache made on its
+// watch error handler). With NoCopy, reads go to informerd and the
+// informers hold metadata only (see NoCopy). Without cache.Options.Mapper (a cache made on its
 // own; a manager always passes its MapperProvider's), kinds are mapped as
 // MapperProvider does. Not supported yet, and refused with an error: more
 // than one namespace, ByObject.Namespaces, and a NewInformer of your own.
-func NewCacheFunc(client informerdv1.CacheClient) cache.NewCacheFunc {
+func NewCacheFunc(client informerdv1.CacheClient, options ...Option) cache.NewCacheFunc {
+	var o cacheOptions
+	for _, option := range options {
+		option(&o)
+	}
 	return func(config *rest.Config, opts cache.Options) (cache.Cache, error) {
 		if opts.NewInformer != nil {
 			return nil, errors.New("crcache: cache.Options.NewInformer is set; informerd needs that hook")
@@ -121,8 +126,31 @@ func NewCacheFunc(client informerdv1.CacheClient) cache.NewCacheFunc {
 			return nil, err
 		}
 		p.client = client
+		if o.noCopy != nil {
+			if p.events, err = o.noCopy.shape(); err != nil {
+				return nil, err
+			}
+			if o.noCopy.LocalCacheObjects < 0 {
+				return nil, fmt.Errorf("crcache: NoCopyOptions.LocalCacheObjects is %d; must not be negative", o.noCopy.LocalCacheObjects)
+			}
+			var hot *hotCache
+			if o.noCopy.LocalCacheObjects > 0 {
+				hot = newHotCache(o.noCopy.LocalCacheObjects)
+			}
+			p.seen = newSeenVersions(hot)
+		}
 		opts.NewInformer = p.newInformer
-		return cache.New(config, opts)
+		informers, err := cache.New(config, opts)
+		if err != nil || p.seen == nil {
+			return informers, err
+		}
+		return &noCopyCache{
+			Cache:   informers,
+			plan:    p,
+			seen:    p.seen,
+			readers: map[readerKey]*kube.ListerWatcher{},
+			fields:  map[schema.GroupVersionKind]map[string]string{},
+		}, nil
 	}
 }
 
@@ -134,6 +162,10 @@ type plan struct {
 	namespace string
 	defaults  selectors
 	byGVK     map[schema.GroupVersionKind]selectors
+	// seen is set in the no-copy mode: informers then hold events (metadata
+	// only, unless full) and note each version received.
+	seen   *seenVersions
+	events eventShape
 }
 
 type selectors struct{ label, field string }
@@ -190,6 +222,10 @@ func (p *plan) newInformer(_ toolscache.ListerWatcher, obj runtime.Object, resyn
 		// error through the watch error handler and never syncs.
 		return toolscache.NewSharedIndexInformer(failing{err}, obj, resync, indexers)
 	}
+	if p.seen != nil {
+		gvr := lw.Resource()
+		return toolscache.NewSharedIndexInformer(&trackingListerWatcher{ListerWatcher: lw, gvr: gvr, seen: p.seen}, obj, resync, indexers)
+	}
 	return toolscache.NewSharedIndexInformer(lw, obj, resync, indexers)
 }
 
@@ -207,6 +243,9 @@ func (p *plan) listerWatcher(obj runtime.Object) (*kube.ListerWatcher, error) {
 		s = p.defaults
 	}
 	options := []kube.Option{kube.WithScheme(p.scheme), kube.WithSelectors(s.label, s.field)}
+	if p.seen != nil && p.events == eventsMetadata {
+		options = append(options, kube.WithMetadataOnly())
+	}
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
 		options = append(options, kube.WithNamespace(p.namespace))
 	}

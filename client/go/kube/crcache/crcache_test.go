@@ -40,3 +40,24 @@ func TestUnsupportedOptionsAreRefusedByName(t *testing.T) {
 		}
 	}
 }
+
+func TestNoCopyOptionsAreCheckedByName(t *testing.T) {
+	for name, c := range map[string]struct {
+		opts NoCopyOptions
+		want string
+	}{
+		"a field mask":         {NoCopyOptions{EventFields: []string{"spec.nodeName"}}, `EventFields ["spec.nodeName"]`},
+		"metadata and more":    {NoCopyOptions{EventFields: []string{"metadata", "status.phase"}}, "EventFields"},
+		"negative local cache": {NoCopyOptions{LocalCacheObjects: -1}, "LocalCacheObjects is -1"},
+	} {
+		_, err := NewCacheFunc(nil, NoCopy(c.opts))(&rest.Config{Host: "https://127.0.0.1:1"}, cache.Options{Mapper: meta.NewDefaultRESTMapper(nil)})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", name, err, c.want)
+		}
+	}
+	for _, fields := range [][]string{nil, {"metadata"}, {"*"}} {
+		if _, err := NewCacheFunc(nil, NoCopy(NoCopyOptions{EventFields: fields}))(&rest.Config{Host: "https://127.0.0.1:1"}, cache.Options{Mapper: meta.NewDefaultRESTMapper(nil)}); err != nil {
+			t.Errorf("EventFields %q: %v", fields, err)
+		}
+	}
+}
