@@ -7,6 +7,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -22,10 +23,17 @@ public final class InformerdProcess implements AutoCloseable {
   private final int grpcPort;
   private final int httpPort;
   private final File log;
+  private final Path kubeconfig;
   private final HttpClient http = HttpClient.newHttpClient();
   private Process process;
 
   public InformerdProcess(E2eEnvironment env, File log) throws IOException {
+    this(env, log, env.kubeconfig);
+  }
+
+  /** With another kubeconfig, e.g. one whose server is behind a fault proxy. */
+  public InformerdProcess(E2eEnvironment env, File log, Path kubeconfig) throws IOException {
+    this.kubeconfig = kubeconfig;
     this.env = env;
     this.grpcPort = freePort();
     this.httpPort = freePort();
@@ -47,7 +55,7 @@ public final class InformerdProcess implements AutoCloseable {
     process =
         new ProcessBuilder(List.of(
                 env.informerdBinary.toString(),
-                "--kubeconfig=" + env.kubeconfig,
+                "--kubeconfig=" + kubeconfig,
                 "--resources=configmaps",
                 "--grpc_address=" + grpcAddress(),
                 "--http_address=127.0.0.1:" + httpPort))
