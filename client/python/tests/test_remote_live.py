@@ -93,6 +93,16 @@ class ReadYourEvents(ResourceEventHandler):
             return None
 
     def _check(self, obj, deleted):
+        try:
+            self._check_reads(obj, deleted)
+        except ReadError as error:
+            self.violations.append("read after event %s of %s failed: %s"
+                                   % (obj.resource_version, obj.key, error))
+        with self._progress:
+            self._seen = max(self._seen, _rv(obj.resource_version))
+            self._progress.notify_all()
+
+    def _check_reads(self, obj, deleted):
         version = _rv(obj.resource_version)
         self._events += 1
         control = self._control_version(obj.name)
@@ -127,9 +137,6 @@ class ReadYourEvents(ResourceEventHandler):
         elif control is None or control < version:
             self.stale_without_minimum += 1
         self.checked += 1
-        with self._progress:
-            self._seen = max(self._seen, version)
-            self._progress.notify_all()
 
     def on_add(self, obj):
         self._check(obj, False)

@@ -130,8 +130,7 @@ public final class RemoteIndexer<T extends KubernetesObject> implements Indexer<
         return null;
       }
       throw new InformerdReadException(
-          "informerd at " + server + ": get " + resource.resource() + " " + key, e.getStatus(),
-          minimum);
+          operation(e, "get " + resource.resource() + " " + key), e.getStatus(), minimum);
     }
     T object = decode(response.getObject());
     if (cache != null) {
@@ -182,12 +181,20 @@ public final class RemoteIndexer<T extends KubernetesObject> implements Indexer<
       } while (!request.getContinueToken().isEmpty());
     } catch (StatusRuntimeException e) {
       throw new InformerdReadException(
-          "informerd at " + server + ": list " + resource.resource()
-              + (request.getNamespace().isEmpty() ? "" : " in " + request.getNamespace()),
+          operation(e, "list " + resource.resource()
+              + (request.getNamespace().isEmpty() ? "" : " in " + request.getNamespace())),
           e.getStatus(), minimum);
     }
     items.sort(Comparator.comparing(RemoteIndexer::keyOf));
     return items;
+  }
+
+  /** {@code what}, after the server's name unless a Connection's status already says it. */
+  private String operation(StatusRuntimeException e, String what) {
+    String description = e.getStatus().getDescription();
+    return description != null && description.startsWith("informerd at ")
+        ? what
+        : "informerd at " + server + ": " + what;
   }
 
   private CacheGrpc.CacheBlockingStub stub() {

@@ -177,6 +177,17 @@ public class NoCopyE2ETest {
     }
 
     private synchronized void check(V1ConfigMap event, boolean deleted) {
+      try {
+        checkReads(event, deleted);
+      } catch (InformerdReadException e) {
+        violations.add("read after event " + rv(event) + " of " + key(event) + " failed: "
+            + e.getMessage());
+      }
+      seen = Math.max(seen, rv(event));
+      notifyAll();
+    }
+
+    private void checkReads(V1ConfigMap event, boolean deleted) {
       long version = rv(event);
       Long control = controlVersion(event.getMetadata().getName());
       Map<String, V1ConfigMap> answers = new HashMap<>();
@@ -208,8 +219,6 @@ public class NoCopyE2ETest {
         staleWithoutMinimum++;
       }
       checked++;
-      seen = Math.max(seen, version);
-      notifyAll();
     }
 
     synchronized boolean awaitVersion(long version) throws InterruptedException {
