@@ -23,6 +23,10 @@ from informerd.processor import (DEFAULT_HANDLER_QUEUE_LIMIT,
                                  HandlerRegistration)
 from informerd.objects import CachedObject, object_key
 from informerd.proto import pb, pb_grpc
+from informerd.remote import (ObjectList, ReadError, RemoteInformer,
+                              RemoteLister)
+from informerd.hot_cache import HotCache
+from informerd.versions import VersionTracker
 from informerd.resource import parse_resource
 from informerd.selectors import (LabelSelector, SelectorError,
                                  parse_label_selector)
@@ -32,11 +36,12 @@ from informerd.transforms import Transform, strip_managed_fields
 __all__ = [
     "Backoff", "BearerToken", "CachedObject", "Change", "ChangeType",
     "ConnectionOptions", "DEFAULT_HANDLER_QUEUE_LIMIT", "DecodeError",
-    "HandlerFuncs", "HandlerRegistration", "IndexFunc", "Informer",
+    "HandlerFuncs", "HandlerRegistration", "HotCache", "IndexFunc", "Informer",
     "InformerError", "InformerKey", "LabelSelector", "Lister", "NAMESPACE_INDEX",
+    "ObjectList", "ReadError", "RemoteInformer", "RemoteLister",
     "ResourceEventHandler", "SelectorError", "SharedInformerFactory",
     "Store", "TlsOptions", "TokenError", "Transform", "connect", "decode",
     "decode_as", "decode_model", "diff_relist",
     "object_key", "parse_label_selector", "parse_resource", "pb", "pb_grpc",
-    "strip_managed_fields", "target_for",
+    "strip_managed_fields", "target_for", "VersionTracker",
 ]

@@ -74,17 +74,18 @@ class InformerdProcess:
     """One informerd serving configmaps and pods on fixed ports,
     restartable. ``ready_at``: when /readyz last answered ok."""
 
-    def __init__(self, log_dir):
+    def __init__(self, log_dir, kubeconfig=None, name="informerd"):
+        """``kubeconfig``: default $KUBECONFIG; ``name`` names the log."""
         self.binary = os.environ.get(
             "INFORMERD_BIN", os.path.join(_REPO, "bazel-bin/server/informerd"))
         if not os.access(self.binary, os.X_OK):
             pytest.fail("informerd binary %s not found; build "
                         "//server:informerd or set INFORMERD_BIN"
                         % self.binary, pytrace=False)
-        self.kubeconfig = required_env("KUBECONFIG")
+        self.kubeconfig = kubeconfig or required_env("KUBECONFIG")
         self.grpc_address = "127.0.0.1:%d" % free_port()
         self.http_address = "127.0.0.1:%d" % free_port()
-        self.log_path = os.path.join(log_dir, "informerd.log")
+        self.log_path = os.path.join(log_dir, name + ".log")
         self.process = None
         self.ready_at = None
 

@@ -10,6 +10,7 @@ import io.informerd.client.ResourceRef;
 import io.informerd.v1.CacheGrpc;
 import io.informerd.v1.ListRequest;
 import io.informerd.v1.ListResponse;
+import io.informerd.v1.Projection;
 import io.informerd.v1.WatchEvent;
 import io.informerd.v1.WatchRequest;
 import io.kubernetes.client.common.KubernetesListObject;
@@ -70,6 +71,7 @@ public final class InformerdListerWatcher<
   private final String labelSelector;
   private final String fieldSelector;
   private final Duration listTimeout;
+  private final Projection projection;
   private final TypeMeta typeMeta;
   private final RefusalBackoff refusals = new RefusalBackoff();
 
@@ -83,6 +85,7 @@ public final class InformerdListerWatcher<
     this.labelSelector = builder.labelSelector;
     this.fieldSelector = builder.fieldSelector;
     this.listTimeout = builder.listTimeout;
+    this.projection = builder.projection;
     this.typeMeta =
         TypeMeta.of(apiTypeClass, resource.group(), resource.version(), builder.kind);
   }
@@ -142,7 +145,8 @@ public final class InformerdListerWatcher<
             .setNamespace(namespace)
             .setLabelSelector(labelSelector)
             .setFieldSelector(fieldSelector)
-            .setResourceVersion(resourceVersion);
+            .setResourceVersion(resourceVersion)
+            .setProjection(projection);
     StringBuilder json = new StringBuilder();
     String listResourceVersion = null;
     boolean first = true;
@@ -202,6 +206,7 @@ public final class InformerdListerWatcher<
             .setResourceVersion(params == null || params.resourceVersion == null
                 ? "" : params.resourceVersion)
             .setAllowBookmarks(true)
+            .setProjection(projection)
             .build();
     Duration timeout =
         params == null || params.timeoutSeconds == null || params.timeoutSeconds <= 0
@@ -299,6 +304,11 @@ public final class InformerdListerWatcher<
     return fieldSelector;
   }
 
+  /** What of each object informerd sends: whole objects (default) or metadata. */
+  public Projection projection() {
+    return projection;
+  }
+
   private String describe() {
     return resource + (namespace.isEmpty() ? "" : " in " + namespace);
   }
@@ -316,6 +326,7 @@ public final class InformerdListerWatcher<
     private String fieldSelector = "";
     private String kind;
     private Duration listTimeout = Duration.ofSeconds(60);
+    private Projection projection = Projection.PROJECTION_FULL;
 
     private Builder(
         Supplier<CacheGrpc.CacheBlockingStub> stubs,
@@ -363,6 +374,20 @@ public final class InformerdListerWatcher<
         throw new IllegalArgumentException("listTimeout: must be positive, got " + timeout);
       }
       this.listTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * {@code PROJECTION_METADATA}: informerd sends only apiVersion, kind and
+     * metadata, decoded into {@code T} with every other field null (the
+     * no-copy mode's events, {@link NoCopyInformer}). Default whole objects.
+     */
+    public Builder<T, L> projection(Projection projection) {
+      Objects.requireNonNull(projection, "projection");
+      if (projection == Projection.UNRECOGNIZED) {
+        throw new IllegalArgumentException("projection: unrecognized value");
+      }
+      this.projection = projection;
       return this;
     }
 

@@ -7,6 +7,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,16 +25,29 @@ public final class InformerdProcess implements AutoCloseable {
   private final int httpPort;
   private final File log;
   private final List<String> extraArgs;
+  private final Path kubeconfig;
   private final HttpClient http = HttpClient.newHttpClient();
   private Process process;
 
   public InformerdProcess(E2eEnvironment env, File log) throws IOException {
-    this(env, log, List.of());
+    this(env, log, env.kubeconfig, List.of());
   }
 
   /** With further command-line arguments, e.g. {@code --config=FILE}. */
   public InformerdProcess(E2eEnvironment env, File log, List<String> extraArgs)
       throws IOException {
+    this(env, log, env.kubeconfig, extraArgs);
+  }
+
+  /** With another kubeconfig, e.g. one whose server is behind a fault proxy. */
+  public InformerdProcess(E2eEnvironment env, File log, Path kubeconfig) throws IOException {
+    this(env, log, kubeconfig, List.of());
+  }
+
+  /** With another kubeconfig and further command-line arguments. */
+  public InformerdProcess(E2eEnvironment env, File log, Path kubeconfig, List<String> extraArgs)
+      throws IOException {
+    this.kubeconfig = kubeconfig;
     this.env = env;
     this.extraArgs = List.copyOf(extraArgs);
     this.grpcPort = freePort();
@@ -56,7 +70,7 @@ public final class InformerdProcess implements AutoCloseable {
     List<String> command =
         new ArrayList<>(List.of(
             env.informerdBinary.toString(),
-            "--kubeconfig=" + env.kubeconfig,
+            "--kubeconfig=" + kubeconfig,
             "--resources=configmaps",
             "--grpc_address=" + grpcAddress(),
             "--http_address=127.0.0.1:" + httpPort));
