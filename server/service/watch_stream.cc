@@ -101,6 +101,12 @@ void WatchStream::Pump() {
 
 void WatchStream::PumpLocked() {
   if (finished_ || !started_) return;
+  if (!sent_initial_metadata_) {
+    // The headers tell the client the Watch is admitted and positioned
+    // before any event comes (the HTTP API answers its 200 then).
+    sent_initial_metadata_ = true;
+    StartSendInitialMetadata();
+  }
   MaybeRecheckLocked();
   if (write_in_flight_) return;
   if (initial_sent_ < initial_.size()) {

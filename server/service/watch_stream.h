@@ -176,6 +176,7 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   absl::Mutex mu_;
   // False until a deferred start arrives; nothing is written before.
   bool started_ ABSL_GUARDED_BY(mu_);
+  bool sent_initial_metadata_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t position_ ABSL_GUARDED_BY(mu_);
   std::vector<cache::ObjectPtr> initial_ ABSL_GUARDED_BY(mu_);
   size_t initial_sent_ ABSL_GUARDED_BY(mu_) = 0;
