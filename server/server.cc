@@ -195,6 +195,7 @@ absl::Status Server::StartKubeApi() {
   kubeapi::KubeApiOptions kube_options;
   kube_options.address = options_.kube_api_address;
   kube_options.trust_forwarded_for = options_.trust_forwarded_for;
+  kube_options.authenticates = authorizer_ != nullptr;
   for (auto [path, pem, flag] :
        {std::tuple<const std::string*, std::string*, const char*>{
             &options_.config.tls.cert_file, &kube_options.tls_cert_pem, "--tls-cert-file"},

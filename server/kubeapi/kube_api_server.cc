@@ -22,6 +22,7 @@
 #include "server/kubeapi/kube_json.h"
 #include "server/kubeapi/read_request.h"
 #include "server/log/log.h"
+#include "server/service/watch_stream.h"
 
 namespace informerd::kubeapi {
 namespace {
@@ -101,7 +102,7 @@ bool HopByHop(absl::string_view name) {
   static const char* const kHop[] = {"connection", "keep-alive", "proxy-authenticate",
                                      "proxy-authorization", "te", "trailer", "transfer-encoding",
                                      "upgrade", "host", "content-length", "accept-encoding",
-                                     "content-encoding"};
+                                     "content-encoding", "date"};
   std::string lower = absl::AsciiStrToLower(name);
   for (const char* hop : kHop) {
     if (lower == hop) return true;
@@ -212,7 +213,10 @@ class KubeApiServer::Exchange::WatchCall : public grpc::ClientReadReactor<v1::Wa
   grpc::ClientContext* context() { return &context_; }
 
   void OnReadInitialMetadataDone(bool ok) override {
-    if (!ok) return;
+    // A refused Watch sends headers too; a started one names itself.
+    if (!ok || context_.GetServerInitialMetadata().count(service::kWatchStartedHeader) == 0) {
+      return;
+    }
     if (std::shared_ptr<Exchange> exchange = exchange_.lock()) exchange->StreamStarted();
   }
   void OnReadDone(bool ok) override {
@@ -506,10 +510,11 @@ void KubeApiServer::Exchange::StartPassThrough(const std::string& url, const std
       std::move(request),
       [self = shared_from_this()](absl::StatusOr<kube::ForwardedResponse> response) {
         if (!response.ok()) {
+          const bool busy = absl::IsResourceExhausted(response.status());
+          const bool too_large = absl::IsOutOfRange(response.status());
           self->Answered(ErrorAnswer(MakeError(
-              absl::IsResourceExhausted(response.status()) ? 429 : 503,
-              absl::IsResourceExhausted(response.status()) ? "TooManyRequests"
-                                                           : "ServiceUnavailable",
+              busy ? 429 : too_large ? 502 : 503,
+              busy ? "TooManyRequests" : too_large ? "InternalError" : "ServiceUnavailable",
               absl::StrCat("informerd's pass-through to the apiserver: ",
                            response.status().message()))));
           return;
@@ -604,7 +609,7 @@ MHD_Result KubeApiServer::Exchange::Queue(Answer answer) {
 MHD_Result KubeApiServer::Exchange::QueueStream() {
   auto* self = new std::shared_ptr<Exchange>(shared_from_this());
   MHD_Response* response = MHD_create_response_from_callback(
-      MHD_SIZE_UNKNOWN, 32 << 10, &Callbacks::Read, self, &Callbacks::FreeReader);
+      MHD_SIZE_UNKNOWN, 8 << 10, &Callbacks::Read, self, &Callbacks::FreeReader);
   if (response == nullptr) {
     delete self;
     return MHD_NO;
@@ -716,6 +721,12 @@ absl::StatusOr<std::unique_ptr<KubeApiServer>> KubeApiServer::Start(
   if (tls != !options.tls_key_pem.empty()) {
     return absl::InvalidArgumentError(
         "--kube-api-address: HTTPS needs both --tls-cert-file and --tls-key-file");
+  }
+  if (tls && !options.authenticates && !IsLoopback(host)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--kube-api-address: \"", host,
+        "\" is not a loopback address and --auth-mode is none: anyone reaching it would "
+        "read every served object; use --auth-mode=kubernetes or a loopback address"));
   }
   if (!tls && !IsLoopback(host)) {
     return absl::InvalidArgumentError(absl::StrCat(

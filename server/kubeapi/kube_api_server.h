@@ -51,14 +51,18 @@ struct KubeApiOptions {
   // Empty: plain HTTP, on loopback only. Read once, at Start.
   std::string tls_cert_pem;
   std::string tls_key_pem;
+  // Whether callers are authenticated (--auth-mode=kubernetes). Without,
+  // the port listens on loopback only, TLS or not.
+  bool authenticates = false;
   // libmicrohttpd's bounds. Behind the chart's proxy every connection
   // comes from loopback, so the per-address limit is the total by default.
   unsigned max_connections = 4096;
   unsigned max_connections_per_address = 4096;
   // An idle connection (not a suspended one) is closed after this long.
   absl::Duration idle_timeout = absl::Seconds(60);
-  // Per connection: the request head and the send buffer.
-  size_t connection_memory = 64 << 10;
+  // Per connection, allocated whole: the request head and the send
+  // buffer (a bearer token of a few KiB fits many times).
+  size_t connection_memory = 32 << 10;
   // A request body (a pass-through write) larger is refused (413), as the
   // apiserver refuses bodies over 3 MiB.
   size_t max_request_body = 3 << 20;

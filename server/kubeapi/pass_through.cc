@@ -60,7 +60,14 @@ void PassThrough::Work() {
       job = std::move(queue_.front());
       queue_.pop_front();
     }
-    job.done(client_->Forward(job.request, options_.max_response_bytes));
+    absl::StatusOr<kube::ForwardedResponse> response =
+        client_->Forward(job.request, options_.max_response_bytes);
+    // RESOURCE_EXHAUSTED stays this queue's (retry later); a response too
+    // large is the apiserver's answer informerd cannot carry.
+    if (absl::IsResourceExhausted(response.status())) {
+      response = absl::OutOfRangeError(response.status().message());
+    }
+    job.done(std::move(response));
   }
 }
 

@@ -49,8 +49,9 @@ class PassThrough {
   ~PassThrough();
 
   // Runs `request` on a pool thread and calls `done` there with the
-  // apiserver's answer; or calls `done` at once with RESOURCE_EXHAUSTED
-  // when the queue is full.
+  // apiserver's answer (OUT_OF_RANGE: larger than max_response_bytes;
+  // UNAVAILABLE: not reached); or calls `done` at once with
+  // RESOURCE_EXHAUSTED when the queue is full.
   void Forward(kube::ForwardedRequest request, Done done);
 
  private:

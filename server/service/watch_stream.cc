@@ -105,6 +105,9 @@ void WatchStream::PumpLocked() {
     // The headers tell the client the Watch is admitted and positioned
     // before any event comes (the HTTP API answers its 200 then).
     sent_initial_metadata_ = true;
+    // gRPC sends (empty) headers with a refusal too; this one says the
+    // stream began.
+    if (context_ != nullptr) context_->AddInitialMetadata(kWatchStartedHeader, "true");
     StartSendInitialMetadata();
   }
   MaybeRecheckLocked();

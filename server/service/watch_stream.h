@@ -199,6 +199,10 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   bool recheck_pending_ ABSL_GUARDED_BY(mu_) = false;
 };
 
+// The header a Watch sends once its stream has started (admitted and
+// positioned), before any event.
+inline constexpr char kWatchStartedHeader[] = "informerd-watch-started";
+
 // The open streams, so shutdown can end them all with UNAVAILABLE.
 class WatchRegistry {
  public:
