@@ -34,6 +34,7 @@ absl::Status Server::StartAll() {
   // Before anything connects or listens: an unsafe combination never runs.
   config::Placement placement;
   placement.grpc_address = options_.grpc_address;
+  placement.kube_api_address = options_.kube_api_address;
   // The cluster is judged only where Start connects with it.
   const bool reads_cluster = options_.upstream == nullptr && options_.client == nullptr;
   const bool reviews_cluster =
@@ -195,7 +196,6 @@ absl::Status Server::StartKubeApi() {
   kubeapi::KubeApiOptions kube_options;
   kube_options.address = options_.kube_api_address;
   kube_options.trust_forwarded_for = options_.trust_forwarded_for;
-  kube_options.authenticates = authorizer_ != nullptr;
   for (auto [path, pem, flag] :
        {std::tuple<const std::string*, std::string*, const char*>{
             &options_.config.tls.cert_file, &kube_options.tls_cert_pem, "--tls-cert-file"},

@@ -722,19 +722,7 @@ absl::StatusOr<std::unique_ptr<KubeApiServer>> KubeApiServer::Start(
     return absl::InvalidArgumentError(
         "--kube-api-address: HTTPS needs both --tls-cert-file and --tls-key-file");
   }
-  if (tls && !options.authenticates && !IsLoopback(host)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--kube-api-address: \"", host,
-        "\" is not a loopback address and --auth-mode is none: anyone reaching it would "
-        "read every served object; use --auth-mode=kubernetes or a loopback address"));
-  }
-  if (!tls && !IsLoopback(host)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--kube-api-address: \"", host,
-        "\" is not a loopback address: without --tls-cert-file the Kubernetes API port "
-        "serves plain HTTP, so it listens on loopback only (or put a TLS proxy such as the "
-        "chart's HAProxy in front)"));
-  }
+  // Where it may listen is config::Validate's (Server::Start) to decide.
   if (tls) flags |= MHD_USE_TLS;
   std::unique_ptr<KubeApiServer> server(
       new KubeApiServer(std::move(options), std::move(channel), registry, pass_through));

@@ -45,15 +45,13 @@ struct MHD_Daemon;
 namespace informerd::kubeapi {
 
 struct KubeApiOptions {
-  // "host:port". Without TLS the host must be a loopback address.
+  // "host:port" (an IP address). Whether it may be other than loopback
+  // is config::Validate's to decide.
   std::string address;
   // PEM of the serving certificate (chain) and its key: HTTPS (GnuTLS).
   // Empty: plain HTTP, on loopback only. Read once, at Start.
   std::string tls_cert_pem;
   std::string tls_key_pem;
-  // Whether callers are authenticated (--auth-mode=kubernetes). Without,
-  // the port listens on loopback only, TLS or not.
-  bool authenticates = false;
   // libmicrohttpd's bounds. Behind the chart's proxy every connection
   // comes from loopback, so the per-address limit is the total by default.
   unsigned max_connections = 4096;
