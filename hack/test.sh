@@ -314,6 +314,9 @@ declare -A suites_of_version=(
 # Every Bazel test in the workspace's own output base: the suites after it
 # use the bazel-bin it leaves.
 suite_bazel_all() {
+  # kubectl for //tests/integration:kube_api_test and
+  # //tests/informerctl:kubectl_columns_test (nothing when installed).
+  hack/install-helm.sh >/dev/null || return 1
   bazel_tests all "" "" //...
 }
 

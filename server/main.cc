@@ -38,6 +38,12 @@ ABSL_FLAG(bool, trust_forwarded_for, false,
           "x-forwarded-for; believed from loopback peers only, for the per-caller limits");
 ABSL_FLAG(std::string, http_address, "127.0.0.1:8080",
           "HTTP listen address for /healthz, /readyz and /metrics");
+ABSL_FLAG(std::string, kube_api_address, "",
+          "loopback HOST:PORT of the Kubernetes API port (plain HTTP): kubectl --server=http://HOST:PORT "
+          "lists, gets and watches served resources from the cache; empty: off");
+ABSL_FLAG(bool, kube_api_pass_through, true,
+          "pass every other Kubernetes API request (discovery, writes, other resources) to the "
+          "apiserver with the caller's own Authorization header");
 ABSL_FLAG(std::string, auth_mode, "",
           "none (anyone may read what is served) or kubernetes (bearer token, TokenReview and "
           "SubjectAccessReview per read); empty: the config file's authMode, else none");
@@ -204,6 +210,14 @@ int Run() {
   options.grpc_address = absl::GetFlag(FLAGS_grpc_address);
   options.http_address = absl::GetFlag(FLAGS_http_address);
   options.trust_forwarded_for = absl::GetFlag(FLAGS_trust_forwarded_for);
+  options.kube_api_address = absl::GetFlag(FLAGS_kube_api_address);
+  options.kube_api_pass_through = absl::GetFlag(FLAGS_kube_api_pass_through);
+  if (!options.kube_api_address.empty() && options.kube_api_pass_through &&
+      options.cluster.server.empty()) {
+    absl::StatusOr<kube::ClusterConfig> cluster = LoadClusterConfig();
+    if (!cluster.ok()) Fatal(std::string(cluster.status().message()));
+    options.cluster = *std::move(cluster);
+  }
   absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(std::move(options));
   if (!server.ok()) Fatal(std::string(server.status().message()));
 

@@ -1,6 +1,9 @@
 #include "server/server.h"
 
 #include <chrono>
+#include <fstream>
+#include <sstream>
+#include <tuple>
 #include <utility>
 
 #include <grpcpp/health_check_service_interface.h>
@@ -32,6 +35,7 @@ absl::Status Server::StartAll() {
   // Before anything connects or listens: an unsafe combination never runs.
   config::Placement placement;
   placement.grpc_address = options_.grpc_address;
+  placement.kube_api_address = options_.kube_api_address;
   // The cluster is judged only where Start connects with it.
   const bool reads_cluster = options_.upstream == nullptr && options_.client == nullptr;
   const bool reviews_cluster =
@@ -70,6 +74,7 @@ absl::Status Server::StartAll() {
   }
   log::Info(kComponent, absl::StrCat("HTTP on ", options_.http_address, " (port ",
                                      admin_->port(), ")"));
+  if (absl::Status status = StartKubeApi(); !status.ok()) return status;
 
   // Last: the callback may run at once, and it needs both servers.
   registry_.OnReady([this] { MarkReady(); });
@@ -192,6 +197,45 @@ absl::Status Server::StartGrpc() {
   return absl::OkStatus();
 }
 
+absl::Status Server::StartKubeApi() {
+  if (options_.kube_api_address.empty()) return absl::OkStatus();
+  if (options_.kube_api_pass_through) {
+    if (options_.cluster.server.empty()) {
+      return absl::InvalidArgumentError(
+          "--kube-api-pass-through: no apiserver to pass requests through to (no kubeconfig); "
+          "set --kube-api-pass-through=false");
+    }
+    absl::StatusOr<std::unique_ptr<kubeapi::PassThrough>> pass_through =
+        kubeapi::PassThrough::Create(options_.cluster, {});
+    if (!pass_through.ok()) return pass_through.status();
+    pass_through_ = *std::move(pass_through);
+  }
+  kubeapi::KubeApiOptions kube_options;
+  kube_options.address = options_.kube_api_address;
+  kube_options.trust_forwarded_for = options_.trust_forwarded_for;
+  for (auto [path, pem, flag] :
+       {std::tuple<const std::string*, std::string*, const char*>{
+            &options_.config.tls.cert_file, &kube_options.tls_cert_pem, "--tls-cert-file"},
+        {&options_.config.tls.key_file, &kube_options.tls_key_pem, "--tls-key-file"}}) {
+    if (path->empty()) continue;
+    std::ifstream file(*path, std::ios::binary);
+    std::stringstream contents;
+    contents << file.rdbuf();
+    if (!file || contents.str().empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(flag, ": cannot read ", *path));
+    }
+    *pem = contents.str();
+  }
+  grpc::ChannelArguments arguments;
+  arguments.SetMaxReceiveMessageSize(-1);
+  absl::StatusOr<std::unique_ptr<kubeapi::KubeApiServer>> kube_api =
+      kubeapi::KubeApiServer::Start(kube_options, grpc_server_->InProcessChannel(arguments),
+                                    &registry_, pass_through_.get());
+  if (!kube_api.ok()) return kube_api.status();
+  kube_api_ = *std::move(kube_api);
+  return absl::OkStatus();
+}
+
 void Server::MarkReady() {
   absl::MutexLock lock(&mu_);
   if (draining_) return;
@@ -208,6 +252,8 @@ void Server::Drain() {
     ready_ = false;
     if (grpc_server_ != nullptr) grpc_server_->GetHealthCheckService()->SetServingStatus(false);
   }
+  // Before the Cache service it calls stops.
+  if (kube_api_ != nullptr) kube_api_->Stop();
   if (grpc_server_ != nullptr) {
     cache_service_->EndWatches();
     grpc_server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));

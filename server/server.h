@@ -8,9 +8,10 @@
 // reviewer (a KubeReviewer over an API-server client with a short timeout,
 // or an injected one) and the Authorizer; the ResourceRegistry, which
 // discovers and serves the configured resources and signals readiness; the
-// Cache service with gRPC health; a probe of the gRPC listener; and the
-// admin HTTP server, holding at most its share of the descriptor limit
-// (limits/descriptors.h). The gRPC
+// Cache service with gRPC health; a probe of the gRPC listener; the admin
+// HTTP server, holding at most its share of the descriptor limit
+// (limits/descriptors.h); and, with kube_api_address, the Kubernetes API
+// port over the Cache service. The gRPC
 // health service and /readyz turn SERVING together when the registry
 // signals that every resource has synced.
 //
@@ -41,6 +42,8 @@
 #include "server/config/config.h"
 #include "server/kube/kubeconfig.h"
 #include "server/kube/rest_client.h"
+#include "server/kubeapi/kube_api_server.h"
+#include "server/kubeapi/pass_through.h"
 #include "server/metrics/metrics.h"
 #include "server/service/cache_service.h"
 #include "server/service/served_resource.h"
@@ -60,6 +63,11 @@ struct ServerOptions {
   std::string http_address;
   // --trust-forwarded-for: see CacheServiceOptions::trust_forwarded_for.
   bool trust_forwarded_for = false;
+  // --kube-api-address: "host:port" (loopback) of the Kubernetes API port
+  // (kubeapi::KubeApiServer); empty: off. Its pass-through reaches the
+  // apiserver at `cluster`'s server with `cluster`'s CA only.
+  std::string kube_api_address;
+  bool kube_api_pass_through = true;
 
   // Injected parts, for tests and fault injection: each, when set, is used
   // instead of the one Start would build, and must outlive the Server.
@@ -91,6 +99,8 @@ class Server {
   // The bound ports.
   int grpc_port() const { return grpc_port_; }
   int http_port() const { return admin_->port(); }
+  // 0 when the Kubernetes API port is off.
+  int kube_api_port() const { return kube_api_ == nullptr ? 0 : kube_api_->port(); }
   metrics::Metrics& metrics() { return metrics_; }
   // The served resources.
   service::ResourceRegistry& resources() { return registry_; }
@@ -102,6 +112,7 @@ class Server {
   absl::Status MakeUpstream();
   absl::Status MakeAuthorizer();
   absl::Status StartGrpc();
+  absl::Status StartKubeApi();
   void MarkReady();
 
   const ServerOptions options_;
@@ -130,6 +141,8 @@ class Server {
   // Whether the gRPC listener still answers new connections, for /readyz.
   std::unique_ptr<admin::ListenerProbe> grpc_probe_;
   std::unique_ptr<admin::AdminServer> admin_;
+  std::unique_ptr<kubeapi::PassThrough> pass_through_;
+  std::unique_ptr<kubeapi::KubeApiServer> kube_api_;
   // Orders MarkReady (a Reflector thread) against Drain.
   absl::Mutex mu_;
   bool draining_ ABSL_GUARDED_BY(mu_) = false;

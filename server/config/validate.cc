@@ -40,6 +40,27 @@ absl::Status CheckUpstreamTransport(const Config& config, std::vector<std::strin
   return absl::OkStatus();
 }
 
+// The Kubernetes API port: plain HTTP or unauthenticated callers on
+// loopback only (no --allow-... flag accepts either: the gRPC port's
+// flags are for that port).
+absl::Status CheckKubeApiListener(const Config& config, const std::string& address) {
+  if (address.empty() || IsLoopbackAddress(address)) return absl::OkStatus();
+  if (config.tls.cert_file.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--kube-api-address: ", address,
+        " is not a loopback address and the port would serve plain HTTP (bearer tokens in "
+        "clear text); set --tls-cert-file and --tls-key-file, or listen on loopback behind a "
+        "TLS proxy"));
+  }
+  if (config.auth.mode != AuthMode::kKubernetes) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--kube-api-address: ", address,
+        " is not a loopback address and --auth-mode is none: anyone reaching it would read "
+        "every served object; use --auth-mode=kubernetes or a loopback address"));
+  }
+  return absl::OkStatus();
+}
+
 // The connection to the kube-apiserver, where informerd uses one.
 absl::Status CheckApiserverTransport(const Config& config, const kube::ClusterConfig& cluster,
                                      std::vector<std::string>* warnings) {
@@ -92,6 +113,10 @@ absl::StatusOr<std::vector<std::string>> Validate(const Config& config,
   std::vector<std::string> warnings;
   if (absl::Status status = CheckCoherent(config); !status.ok()) return status;
   if (absl::Status status = CheckListener(config, placement.grpc_address); !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = CheckKubeApiListener(config, placement.kube_api_address);
+      !status.ok()) {
     return status;
   }
   if (absl::Status status = CheckUpstreamTransport(config, &warnings); !status.ok()) {

@@ -19,6 +19,8 @@ namespace informerd::config {
 struct Placement {
   // The gRPC listen address ("host:port", "unix:path").
   std::string grpc_address;
+  // The Kubernetes API port's address (--kube-api-address); empty: off.
+  std::string kube_api_address;
   // The kube-apiserver connection. Not checked when its server is empty
   // (the caller supplies the connection itself, e.g. a test's client) or
   // when informerd does not use the apiserver (a tier's leaf without

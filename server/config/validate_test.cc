@@ -87,6 +87,23 @@ TEST(Validate, RefusesAnOpenListenerUnlessAccepted) {
   EXPECT_THAT(Warnings(tokens), IsEmpty());
 }
 
+TEST(Validate, TheKubernetesApiPortLeavesLoopbackOnlyWithTlsAndAuthentication) {
+  Placement open = Loopback();
+  open.kube_api_address = "10.0.0.5:6444";
+  Config config = Serving();
+  config.auth.mode = AuthMode::kKubernetes;
+  EXPECT_THAT(Refusal(config, open), HasSubstr("--kube-api-address: 10.0.0.5:6444 is not a loopback address and the port would serve plain HTTP"));
+  config.tls.cert_file = "/tls.crt";
+  config.tls.key_file = "/tls.key";
+  EXPECT_THAT(Warnings(config, open), IsEmpty());
+  Config anyone = config;
+  anyone.auth.mode = AuthMode::kNone;
+  EXPECT_THAT(Refusal(anyone, open), HasSubstr("--auth-mode is none"));
+  Placement loopback = Loopback();
+  loopback.kube_api_address = "127.0.0.1:6444";
+  EXPECT_THAT(Warnings(Serving(), loopback), IsEmpty());
+}
+
 TEST(Validate, RefusesAPlaintextUpstreamOnAnotherHostUnlessAccepted) {
   Config leaf = Serving();
   leaf.upstream.url = "grpc://root.example:50051";

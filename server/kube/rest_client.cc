@@ -385,6 +385,49 @@ absl::StatusOr<HttpResponse> RestClient::Send(std::string_view method,
   return response;
 }
 
+absl::StatusOr<ForwardedResponse> RestClient::Forward(const ForwardedRequest& request,
+                                                      size_t max_body_bytes) {
+  absl::StatusOr<std::unique_ptr<httplib::ClientImpl>> client =
+      NewClient(options_.request_timeout);
+  if (!client.ok()) return client.status();
+  (*client)->set_default_headers({});
+  httplib::Request sent;
+  sent.method = request.method;
+  sent.path = base_path_ + request.path_and_query;
+  for (const auto& [name, value] : request.headers) sent.headers.emplace(name, value);
+  sent.body = request.body;
+  size_t received = 0;
+  bool too_large = false;
+  ForwardedResponse response;
+  std::string body;
+  // Each piece of the body as it arrives, so a body past the limit ends the
+  // request instead of being held whole.
+  sent.content_receiver = [&](const char* data, size_t size, uint64_t, uint64_t) {
+    received += size;
+    if (received > max_body_bytes) {
+      too_large = true;
+      return false;
+    }
+    body.append(data, size);
+    return true;
+  };
+  httplib::Response got;
+  httplib::Error error = httplib::Error::Success;
+  if (!(*client)->send(sent, got, error)) {
+    if (too_large) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          request.method, " ", request.path_and_query, ": the response exceeds ",
+          max_body_bytes, " bytes"));
+    }
+    return absl::UnavailableError(absl::StrCat(request.method, " ", request.path_and_query,
+                                               ": ", httplib::to_string(error)));
+  }
+  response.status = got.status;
+  for (const auto& [name, value] : got.headers) response.headers.emplace_back(name, value);
+  response.body = got.body.empty() ? std::move(body) : std::move(got.body);
+  return response;
+}
+
 absl::StatusOr<HttpResponse> RestClient::Get(std::string_view path_and_query) {
   return Send("GET", path_and_query, "", "");
 }

@@ -35,6 +35,20 @@ struct HttpResponse {
   std::string body;
 };
 
+// A request sent on someone else's behalf (Forward): its headers are the
+// caller's, not this client's.
+struct ForwardedRequest {
+  std::string method;
+  std::string path_and_query;  // already escaped, as received
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+};
+struct ForwardedResponse {
+  int status = 0;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+};
+
 // Lets one thread abort another's Stream promptly (e.g. a watch that may be
 // silent for minutes). Cancellation is permanent: every Stream given this
 // canceller afterwards returns CANCELLED at once. Thread-safe.
@@ -98,6 +112,15 @@ class RestClient {
                                      std::string_view content_type);
   absl::StatusOr<HttpResponse> Delete(std::string_view path,
                                       std::string_view body = "");
+
+  // Sends `request` with its own headers only: none of this client's
+  // (no bearer token, no Accept), so a client made without credentials adds
+  // none. The client certificate, if the config has one, is still
+  // presented: make the client from a config without it. A body larger than
+  // `max_body_bytes` is an error (RESOURCE_EXHAUSTED), as is a transport
+  // failure (UNAVAILABLE).
+  absl::StatusOr<ForwardedResponse> Forward(const ForwardedRequest& request,
+                                            size_t max_body_bytes);
 
   // GETs `path_and_query` and, if the status is 2xx, passes the body to
   // `on_chunk` piece by piece as it arrives; returning false from `on_chunk`

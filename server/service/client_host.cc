@@ -37,7 +37,13 @@ std::optional<std::string> AsHost(absl::string_view address) {
 std::string ClientHost(std::string_view peer, std::optional<std::string_view> forwarded_for,
                        bool trust_forwarded_for) {
   std::string host = PeerHost(peer);
-  if (!trust_forwarded_for || !forwarded_for.has_value() || !IsLoopback(host)) return host;
+  // gRPC's in-process channel (its peer has no address: gRPC 1.51 names
+  // it "unknown"; TCP and Unix peers always have one): only informerd
+  // itself can call over it.
+  const bool in_process = peer == "unknown" || peer == "inproc";
+  if (!forwarded_for.has_value() || (!in_process && (!trust_forwarded_for || !IsLoopback(host)))) {
+    return host;
+  }
   absl::string_view last(forwarded_for->data(), forwarded_for->size());
   if (size_t comma = last.rfind(','); comma != absl::string_view::npos) {
     last = last.substr(comma + 1);

@@ -6,7 +6,9 @@
 // x-forwarded-for header (overwriting whatever the client sent). That
 // header is believed only when informerd is told a proxy is there
 // (--trust-forwarded-for) and the peer is on loopback: a client that
-// reaches informerd directly cannot pick its own address.
+// reaches informerd directly cannot pick its own address. A call over
+// gRPC's in-process channel comes from informerd itself (its Kubernetes
+// API port, which names its HTTP client there), so its header is believed.
 #ifndef INFORMERD_SERVER_SERVICE_CLIENT_HOST_H_
 #define INFORMERD_SERVER_SERVICE_CLIENT_HOST_H_
 
@@ -20,7 +22,8 @@ namespace informerd::service {
 // `forwarded_for` the x-forwarded-for header, if any. Returns the host in
 // gRPC's form without the port ("ipv4:10.0.0.1", "ipv6:[fd00::1]"). The
 // header's last entry is used when `trust_forwarded_for`, the peer is on
-// loopback and that entry is an IP address; otherwise the peer's host.
+// loopback and that entry is an IP address (or the peer is "inproc",
+// whatever `trust_forwarded_for`); otherwise the peer's host.
 std::string ClientHost(std::string_view peer, std::optional<std::string_view> forwarded_for,
                        bool trust_forwarded_for);
 

@@ -21,7 +21,15 @@ TEST(ClientHostTest, AProxyOnLoopbackNamesTheClientWhenTrusted) {
 TEST(ClientHostTest, TheHeaderIsIgnoredUnlessTrustedAndFromLoopback) {
   EXPECT_EQ(ClientHost("ipv4:127.0.0.1:5000", "10.214.0.7", false), "ipv4:127.0.0.1");
   // A client reaching informerd directly cannot choose its address.
+  EXPECT_EQ(ClientHost("unix:/run/x.sock", "10.214.0.7", true), "unix:/run/x.sock");
   EXPECT_EQ(ClientHost("ipv4:10.0.0.9:5000", "10.214.0.7", true), "ipv4:10.0.0.9");
+}
+
+TEST(ClientHostTest, InformerdsOwnInProcessCallsNameTheirClient) {
+  EXPECT_EQ(ClientHost("inproc", "10.214.0.7", false), "ipv4:10.214.0.7");
+  EXPECT_EQ(ClientHost("unknown", "10.214.0.7", false), "ipv4:10.214.0.7");
+  EXPECT_EQ(ClientHost("inproc", std::nullopt, false), "inproc");
+  EXPECT_EQ(ClientHost("inproc", "evil", false), "inproc");
 }
 
 TEST(ClientHostTest, AnEntryThatIsNoAddressIsIgnored) {

@@ -101,6 +101,15 @@ void WatchStream::Pump() {
 
 void WatchStream::PumpLocked() {
   if (finished_ || !started_) return;
+  if (!sent_initial_metadata_) {
+    // The headers tell the client the Watch is admitted and positioned
+    // before any event comes (the HTTP API answers its 200 then).
+    sent_initial_metadata_ = true;
+    // gRPC sends (empty) headers with a refusal too; this one says the
+    // stream began.
+    if (context_ != nullptr) context_->AddInitialMetadata(kWatchStartedHeader, "true");
+    StartSendInitialMetadata();
+  }
   MaybeRecheckLocked();
   if (write_in_flight_) return;
   if (initial_sent_ < initial_.size()) {

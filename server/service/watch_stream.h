@@ -176,6 +176,7 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   absl::Mutex mu_;
   // False until a deferred start arrives; nothing is written before.
   bool started_ ABSL_GUARDED_BY(mu_);
+  bool sent_initial_metadata_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t position_ ABSL_GUARDED_BY(mu_);
   std::vector<cache::ObjectPtr> initial_ ABSL_GUARDED_BY(mu_);
   size_t initial_sent_ ABSL_GUARDED_BY(mu_) = 0;
@@ -197,6 +198,10 @@ class WatchStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   absl::Time recheck_failing_since_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
   bool recheck_pending_ ABSL_GUARDED_BY(mu_) = false;
 };
+
+// The header a Watch sends once its stream has started (admitted and
+// positioned), before any event.
+inline constexpr char kWatchStartedHeader[] = "informerd-watch-started";
 
 // The open streams, so shutdown can end them all with UNAVAILABLE.
 class WatchRegistry {

@@ -62,6 +62,7 @@ declare -A targets=(
   [review_response_fuzzer]="$rapidjson_flags server/auth/review_response_fuzzer.cc server/auth/review_response.cc server/json/json_parse.cc"
   [api_status_fuzzer]="$rapidjson_flags server/kube/api_status_fuzzer.cc server/kube/api_status.cc server/json/json_parse.cc"
   [url_query_fuzzer]="server/kube/url_query_fuzzer.cc server/kube/url_query.cc"
+  [api_path_fuzzer]="server/kubeapi/api_path_fuzzer.cc server/kubeapi/api_path.cc"
   [discovery_fuzzer]="$rapidjson_flags server/kube/discovery_fuzzer.cc server/kube/discovery.cc server/kube/api_status.cc server/kube/url_query.cc server/json/json_parse.cc"
   [kubeconfig_fuzzer]="server/kube/kubeconfig_fuzzer.cc server/kube/kubeconfig.cc $yaml_flags"
   [config_fuzzer]="server/config/config_fuzzer.cc server/config/config.cc server/kube/resource_name.cc $yaml_flags"
@@ -79,7 +80,7 @@ declare -A targets=(
 # 96%, config 92%), and deep runs belong to local runs that keep their
 # corpus. object_builder_fuzzer keeps the full time: its input is what
 # tenants write.
-readonly quick_targets="review_response_fuzzer api_status_fuzzer url_query_fuzzer discovery_fuzzer kubeconfig_fuzzer config_fuzzer"
+readonly quick_targets="review_response_fuzzer api_status_fuzzer url_query_fuzzer api_path_fuzzer discovery_fuzzer kubeconfig_fuzzer config_fuzzer"
 
 # Seeds: inputs the parsers accept, so mutation starts past the framing.
 for name in "${!targets[@]}"; do mkdir -p "$out_dir/$name.corpus"; done
@@ -115,6 +116,7 @@ printf '\001\232{"kind":"Status","apiVersion":"v1","status":"Failure","message":
   >"$out_dir/api_status_fuzzer.corpus/status"
 printf '\001\366<html><body>Bad Gateway</body></html>' >"$out_dir/api_status_fuzzer.corpus/html"
 printf 'app in (a,b),tier!=x,metadata.name=caf\303\251' >"$out_dir/url_query_fuzzer.corpus/seed"
+printf '/apis/apps/v1/namespaces/web/deployments/front/status' >"$out_dir/api_path_fuzzer.corpus/seed"
 # Flags (group apps or core, version asked or not, both GETs answered 200),
 # then the two documents separated by a NUL.
 printf '\001{"kind":"APIGroupList","groups":[{"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],"preferredVersion":{"groupVersion":"apps/v1","version":"v1"}}]}\000{"kind":"APIResourceList","resources":[{"name":"deployments","namespaced":true,"kind":"Deployment","verbs":["get","list","watch"]}]}' \

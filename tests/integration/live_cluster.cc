@@ -228,6 +228,16 @@ InProcessServer::InProcessServer(const std::vector<config::ResourceConfig>& reso
   if (options.reviewer != nullptr) options.config.auth.mode = config::AuthMode::kKubernetes;
   options.grpc_address = absl::StrCat("127.0.0.1:", in_process.port);
   options.http_address = "127.0.0.1:0";
+  if (in_process.kube_api) {
+    const char* cp_dir = std::getenv("INFORMERD_CP_DIR");
+    if (cp_dir == nullptr) Die("INFORMERD_CP_DIR is not set; run through hack/test.sh");
+    options.config.tls.cert_file = absl::StrCat(cp_dir, "/pki/serving.crt");
+    options.config.tls.key_file = absl::StrCat(cp_dir, "/pki/serving.key");
+    absl::StatusOr<kube::ClusterConfig> cluster = kube::LoadKubeconfig(std::getenv("KUBECONFIG"));
+    if (!cluster.ok()) Die(std::string(cluster.status().message()));
+    options.cluster = *std::move(cluster);
+    options.kube_api_address = "127.0.0.1:0";
+  }
   absl::StatusOr<std::unique_ptr<Server>> started = Server::Start(std::move(options));
   if (!started.ok()) Die(std::string(started.status().message()));
   server_ = *std::move(started);

@@ -87,6 +87,11 @@ struct InProcessServerOptions {
   auth::Reviewer* reviewer = nullptr;
   // The loopback port to listen on; 0: any free one.
   int port = 0;
+  // The Kubernetes API port on a free loopback port (kube_api_port()),
+  // over HTTPS with the control plane's serving certificate
+  // ($INFORMERD_CP_DIR/pki/serving.crt, which $INFORMERD_CA_FILE signed),
+  // passing through to $KUBECONFIG's apiserver. Sets config.tls.
+  bool kube_api = false;
 };
 
 // informerd's Server on loopback ports, serving `resources`, with a stub.
@@ -103,6 +108,8 @@ class InProcessServer {
   v1::Cache::Stub& stub() { return *stub_; }
   // The loopback port the gRPC server listens on.
   int port() const { return server_->grpc_port(); }
+  // The Kubernetes API port (InProcessServerOptions::kube_api).
+  int kube_api_port() const { return server_->kube_api_port(); }
   service::ResourceRegistry& registry() { return server_->resources(); }
   size_t open_watches() const { return server_->open_watches(); }
   metrics::Metrics& metrics() { return server_->metrics(); }
