@@ -34,6 +34,14 @@ struct VersionWaits::Pending {
   std::atomic<uint64_t> notification{0};
 
   bool Claim() { return !fired.exchange(true); }
+  // REQUIRES: Claim() returned true. Runs done and drops it, so what it
+  // holds (the read's waiting permit) is released with the answer, not at
+  // the deadline, when the entry leaves by_deadline_.
+  void Finish(bool reached) {
+    std::function<void(bool)> run = std::move(done);
+    done = nullptr;
+    run(reached);
+  }
 };
 
 VersionWaits::VersionWaits() : timer_([this] { TimerLoop(); }) {}
@@ -51,7 +59,7 @@ VersionWaits::~VersionWaits() {
     if (uint64_t id = pending->notification.load(); id != 0) {
       pending->informer->CancelVersionNotification(id);
     }
-    pending->done(false);
+    pending->Finish(false);
   }
 }
 
@@ -65,7 +73,7 @@ void VersionWaits::Wait(informer::Informer* informer, uint64_t version, absl::Ti
     by_deadline_.emplace(deadline, pending);
   }
   uint64_t id = informer->NotifyAtVersion(version, [pending] {
-    if (pending->Claim()) pending->done(true);
+    if (pending->Claim()) pending->Finish(true);
   });
   pending->notification.store(id);
   // Reached before the id was stored, and the timer fired in between: the
@@ -107,7 +115,7 @@ void VersionWaits::TimerLoop() {
       if (uint64_t id = pending->notification.load(); id != 0) {
         pending->informer->CancelVersionNotification(id);
       }
-      pending->done(false);
+      pending->Finish(false);
     }
   }
 }

@@ -53,6 +53,27 @@ TEST(VersionWaits, EachWaitEndsOnceReachedOrTimedOut) {
   EXPECT_EQ(outcomes.Await(3).back(), "c reached");  // at once
 }
 
+// What a reached wait's `done` holds (a read's waiting permit) is released
+// when it runs, not when the wait's deadline passes: otherwise a caller
+// whose reads each wait briefly is refused for "too many reads waiting"
+// while none waits.
+TEST(VersionWaits, AReachedWaitReleasesWhatItsDoneHoldsAtOnce) {
+  informer::Informer informer{informer::InformerOptions{}};
+  Sync(informer, "10");
+  VersionWaits waits;
+  auto permit = std::make_shared<int>(0);
+  absl::Notification reached;
+  waits.Wait(&informer, 20, absl::Now() + absl::Seconds(60),
+             [permit, &reached](bool ok) {
+               EXPECT_TRUE(ok);
+               reached.Notify();
+             });
+  EXPECT_EQ(permit.use_count(), 2);  // held by the pending wait
+  Sync(informer, "20");
+  ASSERT_TRUE(reached.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  EXPECT_EQ(permit.use_count(), 1);
+}
+
 TEST(VersionWaits, DestructionEndsWhatStillWaits) {
   informer::Informer informer{informer::InformerOptions{}};
   Outcomes outcomes;
