@@ -99,6 +99,13 @@ func TestControllerRuntimeCacheOverInformerd(t *testing.T) {
 		}
 	}
 	churn.steps(t, 30)
+	// The selector must pick some objects but not all, whatever the seed
+	// made of the teams.
+	for _, team := range []string{"a", "b"} {
+		if err := churn.createInTeam(team); err != nil {
+			t.Fatal(err)
+		}
+	}
 	all, err := api.listConfigMaps(namespace)
 	if err != nil {
 		t.Fatal(err)

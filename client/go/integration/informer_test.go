@@ -83,9 +83,13 @@ type churner struct {
 }
 
 func (c *churner) create() error {
+	return c.createInTeam([]string{"a", "b"}[c.random.Intn(2)])
+}
+
+// createInTeam creates the next ConfigMap with the label team=TEAM.
+func (c *churner) createInTeam(team string) error {
 	c.created++
 	name := fmt.Sprintf("cm-%d", c.created)
-	team := []string{"a", "b"}[c.random.Intn(2)]
 	err := c.api.createConfigMap(c.namespace, configMap{
 		Metadata: metadata{Name: name, Labels: map[string]string{"team": team}},
 		Data:     map[string]string{"n": "0"},

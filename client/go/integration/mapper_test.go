@@ -470,7 +470,18 @@ func TestInformerdMapperMatchesDiscovery(t *testing.T) {
 			},
 			"ResourceSingularizer(r)": func(m meta.RESTMapper) (interface{}, error) { return m.ResourceSingularizer(gvr.Resource) },
 		}
-		for q, f := range questions {
+		// In one order, not Go's random map order: controller-runtime's lazy
+		// mapper loads a group on the first question about it, and once in
+		// a full run it answered ResourceSingularizer for
+		// persistentvolumeclaims with an empty singular (not reproduced
+		// since; the order it depends on, if any, not established).
+		names := make([]string, 0, len(questions))
+		for q := range questions {
+			names = append(names, q)
+		}
+		sort.Strings(names)
+		for _, q := range names {
+			f := questions[q]
 			a, b := ask(f)
 			if a.Err != "" || !reflect.DeepEqual(a, b) {
 				t.Errorf("%v %s: informerd's mapper %+v, discovery's %+v", gvr, q, a, b)
