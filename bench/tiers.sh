@@ -83,11 +83,11 @@ ns="bench-tiers"
 # Every watcher of one informerd comes from one address (10.77.0.1).
 bench::one_caller_config "$ns" >"$run_dir/config.yaml"
 root_command="$bin/server/informerd --kubeconfig $KUBECONFIG --config $run_dir/config.yaml \
---grpc_address 10.77.0.1:$port --http_address 10.77.0.1:$http_port --allow_unauthenticated \
+--grpc_address 10.77.0.1:$port --http_address 10.77.0.1:$http_port --allow_unauthenticated --allow_unproxied \
 --log_level warning 2>>$run_dir/root.log"
 leaf_command="ip netns exec ${prefix}-leaf{leaf} $bin/server/informerd --config $run_dir/config.yaml \
 --upstream grpc://10.77.0.1:$port --allow_insecure_upstream \
---grpc_address 10.77.{leaf}.2:$port --http_address 10.77.{leaf}.2:$http_port --allow_unauthenticated \
+--grpc_address 10.77.{leaf}.2:$port --http_address 10.77.{leaf}.2:$http_port --allow_unauthenticated --allow_unproxied \
 --log_level warning 2>>$run_dir/leaf{leaf}.log"
 
 common=(--apiserver_url "$INFORMERD_APISERVER_URL" --ca_file "$INFORMERD_CA_FILE"

@@ -87,9 +87,15 @@ HttpResponse AdminServer::Ready() {
   return HttpResponse{503, "text/plain", body.empty() ? std::string("starting\n") : body};
 }
 
+HttpResponse AdminServer::MetricsHead() {
+  if (absl::Now() - metrics_rendered_at_ < options_.metrics_head_interval) {
+    return metrics_rendered_;
+  }
+  return Metrics();
+}
+
 HttpResponse AdminServer::Metrics() {
   const absl::Time now = absl::Now();
-  if (now - metrics_rendered_at_ < options_.metrics_min_interval) return metrics_rendered_;
   std::vector<prometheus::MetricFamily> families = metrics_->registry().Collect();
   std::vector<prometheus::MetricFamily> resources = CollectResourceMetrics(*registry_);
   families.insert(families.end(), resources.begin(), resources.end());
@@ -134,7 +140,7 @@ absl::Status AdminServer::Start(const std::string& address, const tls::TlsFiles*
   server_ = std::make_unique<HttpServer>(options_.limits);
   server_->Handle("/healthz", [] { return HttpResponse{200, "text/plain", "ok\n"}; });
   server_->Handle("/readyz", [this] { return Ready(); });
-  server_->Handle("/metrics", [this] { return Metrics(); });
+  server_->Handle("/metrics", [this] { return Metrics(); }, [this] { return MetricsHead(); });
   if (tls != nullptr && !tls->cert_file.empty()) {
     certificate_ = std::make_unique<tls::ReloadingCertificate>(*tls);
   }

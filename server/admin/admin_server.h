@@ -6,10 +6,12 @@
 //             the gRPC listener answers new connections (ListenerProbe) and
 //             every resource hears from its upstream (UpstreamProgress);
 //             else 503 naming what is syncing, stuck or silent
-//   /metrics  Prometheus text format, rendered at most once per
-//             `metrics_min_interval` however often it is asked (a GET or
-//             HEAD in between gets the last rendering), so scraping costs
-//             the locks it takes a bounded number of times a second
+//   /metrics  Prometheus text format, rendered for every GET; a HEAD gets
+//             the last rendering if it is younger than
+//             `metrics_head_interval`, so pipelined HEADs, which cost their
+//             client nothing to read, cost a rendering (and the locks it
+//             takes) at most that often. A GET flood is paced by its own
+//             client's reading of the bodies.
 //
 // Served by HttpServer (http_server.h), whose limits keep the probes
 // answered whatever other clients of the port do.
@@ -40,7 +42,7 @@ struct AdminOptions {
   const ListenerProbe* grpc_probe = nullptr;
   // UpstreamProgress's timeout; zero: off.
   absl::Duration upstream_progress_timeout = absl::Minutes(5);
-  absl::Duration metrics_min_interval = absl::Milliseconds(250);
+  absl::Duration metrics_head_interval = absl::Seconds(1);
 };
 
 class AdminServer {
@@ -62,6 +64,8 @@ class AdminServer {
  private:
   HttpResponse Ready();
   HttpResponse Metrics();
+  // HEAD /metrics: Metrics(), or its last result when recent.
+  HttpResponse MetricsHead();
   // What stops a serving informerd from being ready: the stuck listener,
   // the silent resources.
   std::vector<std::string> Faults();

@@ -45,6 +45,24 @@ TEST_F(AdminServerTest, ProbesAndMetricsOverPlainHttp) {
   EXPECT_NE(metrics->body.find("informerd_dispatch_latency_seconds"), std::string::npos);
 }
 
+// A GET renders what the metrics say now; a HEAD within a second of a
+// rendering answers from it (its Content-Length is that rendering's), so
+// pipelined HEADs cost no renderings.
+TEST_F(AdminServerTest, GetRendersEveryTimeHeadReusesARecentRendering) {
+  AdminServer server(&registry_, &metrics_, &ready_);
+  ASSERT_TRUE(server.Start("127.0.0.1:0").ok());
+  httplib::Client client("127.0.0.1", server.port());
+  auto first = client.Get("/metrics");
+  ASSERT_EQ(first->status, 200);
+  metrics_.RequestRejected("List", "a_reason_of_this_test");
+  auto head = client.Head("/metrics");
+  ASSERT_EQ(head->status, 200);
+  EXPECT_EQ(head->get_header_value("Content-Length"), std::to_string(first->body.size()));
+  auto second = client.Get("/metrics");
+  EXPECT_NE(second->body.find("a_reason_of_this_test"), std::string::npos);
+  EXPECT_GT(second->body.size(), first->body.size());
+}
+
 // Connections that send their request a byte at a time, and never finish
 // it, do not keep a probe waiting: they hold no thread (issue 26 asked for
 // 1,000; cpp-httplib's pool of 128 threads failed at 140).

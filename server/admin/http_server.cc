@@ -132,7 +132,7 @@ std::string Render(const HttpResponse& response, bool head_only, bool keep_alive
 
 class HttpServer::Loop {
  public:
-  Loop(const HttpLimits& limits, const std::map<std::string, Handler>& handlers, int listener,
+  Loop(const HttpLimits& limits, const std::map<std::string, Handlers>& handlers, int listener,
        SSL_CTX* context, int wake_read, int wake_write)
       : limits_(limits),
         handlers_(handlers),
@@ -436,7 +436,9 @@ class HttpServer::Loop {
       auto handler = handlers_.find(parsed.path);
       HttpResponse response = handler == handlers_.end()
                                   ? HttpResponse{404, "text/plain", "not found\n"}
-                                  : handler->second();
+                                  : parsed.method == "HEAD" && handler->second.head
+                                        ? handler->second.head()
+                                        : handler->second.get();
       if (!Respond(connection, response, parsed.method == "HEAD", parsed.keep_alive)) return;
       if (!connection.in.empty()) {
         // The next request's bytes came with this one.
@@ -461,7 +463,7 @@ class HttpServer::Loop {
   }
 
   const HttpLimits limits_;
-  const std::map<std::string, Handler>& handlers_;
+  const std::map<std::string, Handlers>& handlers_;
   const int listener_;
   SSL_CTX* const context_;
   const int wake_read_;
@@ -479,8 +481,8 @@ HttpServer::HttpServer(HttpLimits limits) : limits_(limits) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
-void HttpServer::Handle(const std::string& path, Handler handler) {
-  handlers_[path] = std::move(handler);
+void HttpServer::Handle(const std::string& path, Handler handler, Handler head) {
+  handlers_[path] = Handlers{std::move(handler), std::move(head)};
 }
 
 absl::Status HttpServer::Start(const std::string& address,

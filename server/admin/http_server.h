@@ -79,8 +79,11 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  // REQUIRES: before Start.
-  void Handle(const std::string& path, Handler handler);
+  // REQUIRES: before Start. `head`, when given, answers HEAD requests of
+  // the path instead of `handler` (whose body is then not sent): a HEAD
+  // costs the client nothing to read, so a handler with a costly body can
+  // answer it from a recent rendering.
+  void Handle(const std::string& path, Handler handler, Handler head = nullptr);
 
   // Binds `address` ("host:port"; port 0 picks one; an IPv6 host with or
   // without brackets) and serves from a thread of its own; with
@@ -97,7 +100,11 @@ class HttpServer {
   class Loop;
 
   const HttpLimits limits_;
-  std::map<std::string, Handler> handlers_;
+  struct Handlers {
+    Handler get;
+    Handler head;
+  };
+  std::map<std::string, Handlers> handlers_;
   int port_ = 0;
   std::unique_ptr<Loop> loop_;
   std::thread thread_;
