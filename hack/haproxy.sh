@@ -90,6 +90,9 @@ patchelf --set-interpreter "$libs/ld-linux-x86-64.so.2" --force-rpath --set-rpat
 rm -rf "$dest"
 mv "$dest.tmp" "$dest"
 printf '%s\n' "$stamp" >"$dest/.versions"
-"$binary" -v | grep -q '^HAProxy version 3\.0\.' ||
-  informerd::die "$binary does not run: $("$binary" -v 2>&1 | head -n 3)"
+# Read whole before matching: `haproxy -v | grep -q` under pipefail fails
+# when grep exits at the first line and haproxy's next write meets SIGPIPE.
+version_text="$("$binary" -v 2>&1)" || informerd::die "$binary does not run: $version_text"
+grep -q '^HAProxy version 3\.0\.' <<<"$version_text" ||
+  informerd::die "$binary is not HAProxy 3.0: $(head -n 3 <<<"$version_text")"
 echo "$binary"
