@@ -89,16 +89,6 @@ class FakeRoot final : public v1::Cache::Service {
   int port_ = 0;
 };
 
-int64_t RssKib(pid_t pid) {
-  std::ifstream status(absl::StrCat("/proc/", pid, "/status"));
-  std::string line;
-  while (std::getline(status, line)) {
-    // "VmRSS:     12345 kB"
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6));
-  }
-  return -1;
-}
-
 // The attackers' connections come from 127.0.0.2, the probes' from
 // 127.0.0.1: a pod floods from its own address, a kubelet probes from the
 // node's.
@@ -218,7 +208,7 @@ TEST(AdminFloodTest, HealthzAnswersAndMemoryStaysBoundedUnderSlowAndLargeClients
   ASSERT_TRUE(Eventually([&] { return HttpGet(http, "/readyz") == "200 ok\n"; },
                          absl::Seconds(30)))
       << informerd.Log();
-  const int64_t rss_before = RssKib(informerd.pid());
+  const int64_t rss_before = ProcStatusKiB(informerd.pid(), "VmRSS");
 
   std::atomic<bool> stop{false};
   std::thread trickle([&] { Trickle(http, 1000, stop); });
@@ -239,7 +229,7 @@ TEST(AdminFloodTest, HealthzAnswersAndMemoryStaysBoundedUnderSlowAndLargeClients
     slowest = std::max(slowest, took);
     ++probes;
     if (took == absl::InfiniteDuration()) ++unanswered;
-    rss_peak = std::max(rss_peak, RssKib(informerd.pid()));
+    rss_peak = std::max(rss_peak, ProcStatusKiB(informerd.pid(), "VmRSS"));
     absl::SleepFor(absl::Milliseconds(100));  // the prober's period
   }
   stop = true;

@@ -31,6 +31,22 @@ int FreeLoopbackPort() {
   return ntohs(address.sin_port);
 }
 
+int64_t ProcStatusKiB(pid_t pid, const std::string& field) {
+  std::ifstream status(pid == 0 ? std::string("/proc/self/status")
+                                : absl::StrCat("/proc/", pid, "/status"));
+  const std::string prefix = field + ":";
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    // "VmRSS:     12345 kB"
+    std::istringstream value(line.substr(prefix.size()));
+    int64_t kib = -1;
+    value >> kib;
+    return kib;
+  }
+  return -1;
+}
+
 std::string HttpGet(int port, const std::string& path) {
   httplib::Client client("127.0.0.1", port);
   client.set_connection_timeout(2);

@@ -26,6 +26,10 @@ int FreeLoopbackPort();
 // "no answer".
 std::string HttpGet(int port, const std::string& path);
 
+// The value in KiB of `field` (VmRSS, VmHWM, ...) in /proc/`pid`/status,
+// or -1 when the process or the field is not there. `pid` 0: this process.
+int64_t ProcStatusKiB(pid_t pid, const std::string& field);
+
 // Polls `condition` every 100 ms until it holds or `timeout` passes.
 template <typename Condition>
 bool Eventually(Condition condition, absl::Duration timeout) {

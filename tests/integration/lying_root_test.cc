@@ -5,8 +5,6 @@
 // same assembly as production (flags, InformerdUpstream's shared budget,
 // the reader, the Informer), seen from outside through its log, /readyz,
 // /metrics and /proc/PID/status.
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -18,19 +16,6 @@ namespace informerd::testing {
 namespace {
 
 // A line of /proc/PID/status in KiB ("VmHWM"); -1 if absent.
-int64_t StatusKiB(pid_t pid, const std::string& field) {
-  std::ifstream status(absl::StrCat("/proc/", pid, "/status"));
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind(field + ":", 0) != 0) continue;
-    std::istringstream value(line.substr(field.size() + 1));
-    int64_t kib = -1;
-    value >> kib;
-    return kib;
-  }
-  return -1;
-}
-
 TEST(LyingRootTest, AnEndlessInitialListCostsTheLeafItsBoundAndTheLeafSyncsAfter) {
   constexpr uint64_t kBoundBytes = 16 << 20;
   // Per endless stream, for the fake's sake: without the bound the leaf
@@ -52,7 +37,7 @@ TEST(LyingRootTest, AnEndlessInitialListCostsTheLeafItsBoundAndTheLeafSyncsAfter
   ASSERT_TRUE(Eventually([&] { return HttpGet(leaf_http, "/readyz") == "200 ok\n"; },
                          absl::Seconds(60)))
       << HttpGet(leaf_http, "/readyz") << "\nleaf:\n" << leaf.Log().substr(0, 20000);
-  const int64_t peak_kib = StatusKiB(leaf.pid(), "VmHWM");
+  const int64_t peak_kib = ProcStatusKiB(leaf.pid(), "VmHWM");
   const std::string metrics = HttpGet(leaf_http, "/metrics");
   const std::string log = leaf.Log();
   std::printf("leaf peak RSS %lld KiB against a bound of %llu KiB of pending lists\n",

@@ -9,7 +9,6 @@
 #include <fstream>
 #include <functional>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,6 +23,7 @@
 #include "server/informer/informer.h"
 #include "server/kube/recording_sink.h"
 #include "tests/integration/fake_root.h"
+#include "tests/integration/informerd_process.h"
 
 namespace informerd::tier {
 namespace {
@@ -34,6 +34,7 @@ using testing::Bookmark;
 using testing::Event;
 using testing::FakeRoot;
 using testing::kEndlessObjectBytes;
+using testing::ProcStatusKiB;
 using testing::Script;
 
 constexpr absl::Duration kWait = absl::Seconds(10);
@@ -305,19 +306,6 @@ class CountingInformerSink : public kube::ListWatchSink {
 };
 
 // A line of /proc/self/status in KiB ("VmRSS", "VmHWM"); -1 if absent.
-int64_t StatusKiB(const std::string& field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind(field + ":", 0) != 0) continue;
-    std::istringstream value(line.substr(field.size() + 1));
-    int64_t kib = -1;
-    value >> kib;
-    return kib;
-  }
-  return -1;
-}
-
 // Issue 38 item 5: a lying root streams 64 KiB ADDED objects and never the
 // initial-events-end bookmark. The leaf holds at most its bound of that
 // list, drops it with an error naming the root and the bound, and asks
@@ -341,7 +329,7 @@ TEST(InformerdReaderTest, AnEndlessInitialListIsCutAtItsBoundAndListedAgain) {
 
   // The peak from here on (Linux: 5 resets VmHWM to the current RSS).
   ASSERT_TRUE(static_cast<bool>(std::ofstream("/proc/self/clear_refs") << "5"));
-  const int64_t rss_before_kib = StatusKiB("VmRSS");
+  const int64_t rss_before_kib = ProcStatusKiB(0, "VmRSS");
   ASSERT_GT(rss_before_kib, 0);
   CountingInformerSink sink;
   ::testing::internal::CaptureStderr();
@@ -352,7 +340,7 @@ TEST(InformerdReaderTest, AnEndlessInitialListIsCutAtItsBoundAndListedAgain) {
     reader.Stop();
     const std::string log = ::testing::internal::GetCapturedStderr();
     ASSERT_TRUE(synced) << "the leaf never took the honest list after the endless ones";
-    const int64_t peak_growth_kib = StatusKiB("VmHWM") - rss_before_kib;
+    const int64_t peak_growth_kib = ProcStatusKiB(0, "VmHWM") - rss_before_kib;
     std::printf("endless lists: max %zu items in one list, peak RSS +%lld KiB, %llu cut\n",
                 sink.max_items(), static_cast<long long>(peak_growth_kib),
                 static_cast<unsigned long long>(reader.stats().lists_too_large.load()));
