@@ -4,6 +4,7 @@
 
 #include <prometheus/text_serializer.h>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
@@ -60,8 +61,10 @@ std::vector<std::string> AdminServer::Faults() {
       faults.push_back(*std::move(problem));
     }
   }
-  for (std::string& stalled : upstream_progress_.Stalled(absl::Now())) {
-    faults.push_back(std::move(stalled));
+  for (const UpstreamProgress::Silence& silence : upstream_progress_.Stalled(absl::Now())) {
+    faults.push_back(absl::StrCat(
+        silence.resource, ": nothing from the upstream for ",
+        absl::FormatDuration(absl::Trunc(silence.silent_for, absl::Seconds(1)))));
   }
   return faults;
 }
@@ -120,12 +123,13 @@ HttpResponse AdminServer::Metrics() {
       "informerd_upstream_stalled",
       "1 for a synced resource that has had no event, bookmark or list from its upstream for "
       "longer than upstreamProgressSeconds; /readyz fails meanwhile.");
-  std::vector<std::string> stalled = upstream_progress_.Stalled(now);
+  absl::flat_hash_set<std::string> stalled;
+  for (UpstreamProgress::Silence& silence : upstream_progress_.Stalled(now)) {
+    stalled.insert(std::move(silence.resource));
+  }
   for (const service::ServedResource* served : registry_->all()) {
     const std::string name = served->DisplayName();
-    bool is_stalled = false;
-    for (const std::string& line : stalled) is_stalled = is_stalled || line.rfind(name + ":", 0) == 0;
-    AddGauge(&silent, is_stalled ? 1 : 0, {{"resource", name}});
+    AddGauge(&silent, stalled.contains(name) ? 1 : 0, {{"resource", name}});
   }
   for (prometheus::MetricFamily* family : {&open, &max, &stuck, &silent}) {
     families.push_back(std::move(*family));

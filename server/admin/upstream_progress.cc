@@ -1,15 +1,13 @@
 #include "server/admin/upstream_progress.h"
 
-#include "absl/strings/str_cat.h"
-
 namespace informerd::admin {
 
 UpstreamProgress::UpstreamProgress(const service::ResourceRegistry* registry,
                                    absl::Duration timeout)
     : registry_(registry), timeout_(timeout) {}
 
-std::vector<std::string> UpstreamProgress::Stalled(absl::Time now) {
-  std::vector<std::string> stalled;
+std::vector<UpstreamProgress::Silence> UpstreamProgress::Stalled(absl::Time now) {
+  std::vector<Silence> stalled;
   if (timeout_ <= absl::ZeroDuration()) return stalled;
   absl::MutexLock lock(&mu_);
   for (const service::ServedResource* served : registry_->all()) {
@@ -23,9 +21,7 @@ std::vector<std::string> UpstreamProgress::Stalled(absl::Time now) {
       continue;
     }
     if (now - seen->second.since > timeout_) {
-      stalled.push_back(absl::StrCat(name, ": nothing from the upstream for ",
-                                     absl::FormatDuration(absl::Trunc(now - seen->second.since,
-                                                                      absl::Seconds(1)))));
+      stalled.push_back(Silence{name, now - seen->second.since});
     }
   }
   return stalled;

@@ -31,9 +31,12 @@ class UpstreamProgress {
   // `registry` must outlive this. A zero `timeout` turns the check off.
   UpstreamProgress(const service::ResourceRegistry* registry, absl::Duration timeout);
 
-  // "pods: nothing from the upstream for 5m3s" for each synced resource
-  // silent longer than the timeout, as of `now`.
-  std::vector<std::string> Stalled(absl::Time now);
+  struct Silence {
+    std::string resource;  // ServedResource::DisplayName
+    absl::Duration silent_for;
+  };
+  // Each synced resource silent longer than the timeout, as of `now`.
+  std::vector<Silence> Stalled(absl::Time now);
 
  private:
   struct Seen {
