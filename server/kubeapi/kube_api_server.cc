@@ -484,7 +484,7 @@ void KubeApiServer::Exchange::StartPassThrough(const std::string& url, const std
     absl::StrAppend(&request.path_and_query, first ? "?" : "&", Escape(key, ""));
     if (value.has_value()) absl::StrAppend(&request.path_and_query, "=", Escape(*value, ""));
     first = false;
-    if (key == "watch" && value.has_value() && (*value == "1" || *value == "true")) watch = true;
+    if (key == "watch" && value.has_value()) watch = watch || ParseQueryBool(*value).value_or(false);
   }
   if (watch || absl::StrContains(url, "/watch/")) {
     absl::MutexLock lock(&mu_);

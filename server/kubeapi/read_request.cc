@@ -11,22 +11,15 @@ std::string Param(const std::map<std::string, std::string>& query, const char* n
   return it == query.end() ? std::string() : it->second;
 }
 
-// As Go's strconv.ParseBool, which the apiserver's query decoding uses.
 absl::StatusOr<bool> BoolParam(const std::map<std::string, std::string>& query,
                                const char* name) {
   auto it = query.find(name);
   if (it == query.end() || it->second.empty()) return false;
-  const std::string& value = it->second;
-  if (value == "1" || value == "t" || value == "T" || value == "true" || value == "TRUE" ||
-      value == "True") {
-    return true;
+  absl::StatusOr<bool> parsed = ParseQueryBool(it->second);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": ", parsed.status().message()));
   }
-  if (value == "0" || value == "f" || value == "F" || value == "false" || value == "FALSE" ||
-      value == "False") {
-    return false;
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat(name, ": strconv.ParseBool: parsing \"", value, "\": invalid syntax"));
+  return parsed;
 }
 
 absl::StatusOr<int64_t> IntParam(const std::map<std::string, std::string>& query,
@@ -119,6 +112,19 @@ absl::StatusOr<ReadRequest> MapReadRequest(const ApiPath& path,
   read.list.set_continue_token(token);
   if (exact_version) read.list.set_resource_version(rv);
   return read;
+}
+
+absl::StatusOr<bool> ParseQueryBool(const std::string& value) {
+  if (value == "1" || value == "t" || value == "T" || value == "true" || value == "TRUE" ||
+      value == "True") {
+    return true;
+  }
+  if (value == "0" || value == "f" || value == "F" || value == "false" || value == "FALSE" ||
+      value == "False") {
+    return false;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("strconv.ParseBool: parsing \"", value, "\": invalid syntax"));
 }
 
 }  // namespace informerd::kubeapi

@@ -51,6 +51,11 @@ struct ReadRequest {
 absl::StatusOr<ReadRequest> MapReadRequest(const ApiPath& path,
                                            const std::map<std::string, std::string>& query);
 
+// A query parameter's boolean as Go's strconv.ParseBool reads it, which the
+// apiserver's query decoding uses ("1", "t", "true", "True", ...; the
+// Python client sends watch=True). INVALID_ARGUMENT otherwise.
+absl::StatusOr<bool> ParseQueryBool(const std::string& value);
+
 }  // namespace informerd::kubeapi
 
 #endif  // INFORMERD_SERVER_KUBEAPI_READ_REQUEST_H_

@@ -89,9 +89,24 @@ TEST(ReadRequest, MalformedParametersNameThemselves) {
   EXPECT_TRUE(absl::IsInvalidArgument(read.status()));
   EXPECT_NE(read.status().message().find("limit"), absl::string_view::npos);
   read = MapReadRequest(Pods(), {{"watch", "yes"}});
-  EXPECT_NE(read.status().message().find("watch"), absl::string_view::npos);
+  EXPECT_EQ(read.status().message(),
+            "watch: strconv.ParseBool: parsing \"yes\": invalid syntax");
   read = MapReadRequest(Pods(), {{"watch", "1"}, {"timeoutSeconds", "-1"}});
   EXPECT_NE(read.status().message().find("timeoutSeconds"), absl::string_view::npos);
+}
+
+// The Python client sends watch=True; the apiserver reads every spelling
+// of Go's strconv.ParseBool.
+TEST(ReadRequest, BooleansAreReadAsGoReadsThem) {
+  for (const char* yes : {"1", "t", "T", "true", "TRUE", "True"}) {
+    EXPECT_EQ(ParseQueryBool(yes).value_or(false), true) << yes;
+    EXPECT_EQ(MapReadRequest(Pods(), {{"watch", yes}})->kind, ReadRequest::Kind::kWatch) << yes;
+  }
+  for (const char* no : {"0", "f", "F", "false", "FALSE", "False"}) {
+    EXPECT_EQ(ParseQueryBool(no).value_or(true), false) << no;
+  }
+  EXPECT_FALSE(ParseQueryBool("tRue").ok());
+  EXPECT_FALSE(ParseQueryBool("").ok());
 }
 
 }  // namespace
