@@ -395,6 +395,12 @@ absl::StatusOr<ForwardedResponse> RestClient::Forward(const ForwardedRequest& re
   sent.method = request.method;
   sent.path = base_path_ + request.path_and_query;
   for (const auto& [name, value] : request.headers) sent.headers.emplace(name, value);
+  // cpp-httplib gives a body without a Content-Type "text/plain", which the
+  // apiserver refuses (415); it reads no Content-Type, or an empty one, as
+  // JSON. The Python client sends writes without one.
+  if (!request.body.empty() && !sent.has_header("Content-Type")) {
+    sent.headers.emplace("Content-Type", "");
+  }
   sent.body = request.body;
   size_t received = 0;
   bool too_large = false;

@@ -7,7 +7,9 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
@@ -74,6 +76,35 @@ TEST(RestClientTest, WriteMethodsSendTheBody) {
   ASSERT_TRUE(client->Patch("/x", "m", "application/merge-patch+json").ok());
   ASSERT_TRUE(client->Delete("/x").ok());
   EXPECT_EQ(seen, "POST:p;PUT:u;PATCH:m;DELETE:;");
+}
+
+// A forwarded write's Content-Type is the caller's: none stays none (the
+// apiserver then reads JSON), never the HTTP library's "text/plain".
+TEST(RestClientTest, ForwardKeepsTheCallersContentType) {
+  FakeApiServer server;
+  server.Handle("/x", [](const httplib::Request&, httplib::Response& response) {
+    response.status = 201;
+  });
+  std::unique_ptr<RestClient> client = NewClient(server.config());
+  ForwardedRequest untyped{"POST", "/x", {{"Accept", "application/json"}}, "{}"};
+  ASSERT_TRUE(client->Forward(untyped, 1 << 20).ok());
+  ForwardedRequest typed{"PATCH", "/x", {{"content-type", "application/merge-patch+json"}}, "{}"};
+  ASSERT_TRUE(client->Forward(typed, 1 << 20).ok());
+
+  ASSERT_EQ(server.requests().size(), 2u);
+  // Each Content-Type header the server received, whatever its case.
+  auto content_types = [](const RecordedRequest& request) {
+    std::vector<std::string> values;
+    for (const auto& [name, value] : request.headers) {
+      if (absl::EqualsIgnoreCase(name, "Content-Type")) values.push_back(value);
+    }
+    return values;
+  };
+  for (const std::string& value : content_types(server.requests()[0])) {
+    EXPECT_EQ(value, "") << "a write without a Content-Type was given one";
+  }
+  EXPECT_THAT(content_types(server.requests()[1]),
+              ::testing::ElementsAre("application/merge-patch+json"));
 }
 
 TEST(RestClientTest, ServerPathPrefixIsKept) {
