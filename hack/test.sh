@@ -217,6 +217,14 @@ suite_e2e() {
 }
 extra_suites+=(e2e)
 
+# Other ecosystems' clients, unmodified (the Python kubernetes package,
+# @kubernetes/client-node), through informerd's Kubernetes API port: each
+# ends with its cache equal to the apiserver's LIST under writes.
+suite_ecosystem() {
+  bazel build //server:informerd && tests/ecosystem/run.sh --junit "$1/ecosystem.xml"
+}
+extra_suites+=(ecosystem)
+
 # Bounded chaos on a private control plane (kills its apiserver, cuts
 # connections through a fault proxy, restarts informerd, stalls watchers).
 suite_chaos() {
@@ -308,7 +316,7 @@ suite_bazel_integration() {
 # accepts.
 declare -A suites_of_version=(
   [1.37]="bazel_all ${extra_suites[*]}"
-  [1.20]="bazel_integration resilience e2e chaos chart"
+  [1.20]="bazel_integration resilience e2e ecosystem chaos chart"
 )
 
 # Every Bazel test in the workspace's own output base: the suites after it

@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# Other ecosystems' own Kubernetes clients, unmodified, read through
+# informerd's Kubernetes API port (issue 37 item 3): each gets a kubeconfig
+# that differs from the control plane's admin kubeconfig only in its server
+# URL (informerd's port, HTTPS with the apiserver's own serving certificate,
+# so the kubeconfig's CA and token are unchanged), and runs the informer or
+# list-then-watch loop its README shows over one namespace's ConfigMaps.
+#
+# Each case (one JUnit test case per client):
+#   1. 20 ConfigMaps are written to a new namespace, at the apiserver;
+#   2. the client lists and watches them through informerd, writes one
+#      ConfigMap of its own through informerd (it passes through to the
+#      apiserver with the client's token), and prints SYNCED;
+#   3. 10 creates, 20 updates and 5 deletes go to the apiserver directly,
+#      then a last ConfigMap named "done";
+#   4. the client prints its cache once "done" is in it and exits.
+# The case passes when that cache (name -> resourceVersion) equals the
+# apiserver's LIST of the namespace, and informerd's own counters show it
+# answered Lists and Watches of ConfigMaps (the reads were served from its
+# cache, not passed through; informerd refuses to pass a watch through).
+#
+# Clients (pinned): the official Python `kubernetes` package
+# (python/requirements.txt) and @kubernetes/client-node (node/package.json
+# and its package-lock.json; 1.4.0, the newest that runs on the machine's
+# Node 20: 2.x needs undici 8 and Node 22.19).
+#
+# Usage: tests/ecosystem/run.sh [--junit PATH] [--clients python-kubernetes,client-node]
+# Needs the control plane of the environment (eval "$(hack/control-plane.sh
+# env)"), bazel-bin/server/informerd, kubectl from hack/install-helm.sh,
+# python3 (3.10 or newer) and node with npm.
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../../hack/lib.sh"
+
+readonly here="$INFORMERD_ROOT/tests/ecosystem"
+readonly informerd_bin="$INFORMERD_ROOT/bazel-bin/server/informerd"
+readonly all_clients="python-kubernetes,client-node"
+
+junit="" clients="$all_clients"
+while (($#)); do
+  case "$1" in
+    --junit) junit="${2:?--junit needs a PATH}"; shift 2 ;;
+    --clients) clients="${2:?--clients needs a list}"; shift 2 ;;
+    *) informerd::die "unknown argument $1; usage: tests/ecosystem/run.sh [--junit PATH] [--clients $all_clients]" ;;
+  esac
+done
+for var in INFORMERD_ADMIN_KUBECONFIG INFORMERD_CP_DIR INFORMERD_CACHE; do
+  [[ -n "${!var:-}" ]] || informerd::die "$var is unset: eval \"\$(hack/control-plane.sh env)\" first"
+done
+[[ -x "$informerd_bin" ]] || informerd::die "$informerd_bin is missing: bazel build //server:informerd"
+"$INFORMERD_ROOT/hack/install-helm.sh" >/dev/null || informerd::die "installing kubectl failed (hack/install-helm.sh)"
+readonly kubectl_bin="$INFORMERD_CACHE/bin/kubectl"
+command -v node >/dev/null && command -v npm >/dev/null || informerd::die "node and npm are needed for @kubernetes/client-node (preinstalled on the project's machines)"
+
+work="$(mktemp -d)"
+readonly work pid_dir="$work/pids" log_dir="$work/logs"
+cleanup() {
+  local client
+  for client in ${all_clients//,/ }; do informerd::stop_component "$client"; done
+  informerd::stop_component informerd
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+direct() { "$kubectl_bin" --kubeconfig "$INFORMERD_ADMIN_KUBECONFIG" "$@"; }
+
+# --- the clients' installs, cached by the digest of their pins ----------------
+digest() { cat "$@" | sha256sum | cut -c1-16; }
+
+python_env() {
+  local venv="$INFORMERD_CACHE/ecosystem/python-$(digest "$here/python/requirements.txt")"
+  if [[ ! -x "$venv/bin/python" ]]; then
+    informerd::log "installing the Python kubernetes client (python/requirements.txt) in $venv"
+    rm -rf "$venv" && mkdir -p "$(dirname "$venv")"
+    python3 -m venv "$venv.tmp" && "$venv.tmp/bin/pip" install -q --no-deps \
+      -r "$here/python/requirements.txt" >&2 || { rm -rf "$venv.tmp"; return 1; }
+    mv "$venv.tmp" "$venv"
+  fi
+  echo "$venv/bin/python"
+}
+
+node_env() {
+  local dir="$INFORMERD_CACHE/ecosystem/node-$(digest "$here/node/package.json" "$here/node/package-lock.json")"
+  if [[ ! -d "$dir/node_modules/@kubernetes/client-node" ]]; then
+    informerd::log "installing @kubernetes/client-node (node/package-lock.json) in $dir"
+    rm -rf "$dir" && mkdir -p "$dir"
+    cp "$here/node/package.json" "$here/node/package-lock.json" "$dir/" &&
+      (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >&2) || { rm -rf "$dir"; return 1; }
+  fi
+  # The script runs from the install, where its imports resolve.
+  cp "$here/node/watch_configmaps.mjs" "$dir/"
+  echo "$dir"
+}
+
+# client_command CLIENT: sets `command` to the argv prefix running CLIENT.
+client_command() {
+  case "$1" in
+    python-kubernetes) local py; py="$(python_env)" || return 1; command=("$py" "$here/python/watch_configmaps.py") ;;
+    client-node) local dir; dir="$(node_env)" || return 1; command=("$(command -v node)" "$dir/watch_configmaps.mjs") ;;
+    *) informerd::die "unknown client $1 (known: $all_clients)" ;;
+  esac
+}
+
+# --- informerd, with its Kubernetes API port over HTTPS ----------------------
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+grpc_port="$(free_port)" http_port="$(free_port)" kube_port="$(free_port)"
+informerd::start_component informerd "$informerd_bin" \
+  --kubeconfig "$INFORMERD_ADMIN_KUBECONFIG" --resources=configmaps --auth-mode=kubernetes \
+  --tls-cert-file="$INFORMERD_CP_DIR/pki/serving.crt" --tls-key-file="$INFORMERD_CP_DIR/pki/serving.key" \
+  --grpc_address="127.0.0.1:$grpc_port" --http_address="127.0.0.1:$http_port" \
+  --kube-api-address="127.0.0.1:$kube_port"
+ready() { curl -fs "http://127.0.0.1:$http_port/readyz" >/dev/null; }
+informerd::wait_until 60 ready || informerd::die "informerd did not become ready: $(tail -n 20 "$log_dir/informerd.log")"
+# The admin kubeconfig with only its server changed.
+sed -E "s#^( *server: ).*#\1https://127.0.0.1:$kube_port#" "$INFORMERD_ADMIN_KUBECONFIG" >"$work/informerd.kubeconfig"
+[[ "$(grep -c 'server: ' "$work/informerd.kubeconfig")" == 1 ]] ||
+  informerd::die "$INFORMERD_ADMIN_KUBECONFIG has other than one server: line"
+
+# counter NAME [LABEL]: the sum of informerd's samples of NAME (with LABEL).
+counter() {
+  curl -fs "http://127.0.0.1:$http_port/metrics" |
+    awk -v name="$1{" -v label="${2:-}" 'index($0, name) == 1 && index($0, label) {n += $NF} END {printf "%d", n}'
+}
+
+# listed NAMESPACE: {name: resourceVersion} of its ConfigMaps, as the apiserver LISTs them.
+listed() {
+  direct get configmaps -n "$1" -o json |
+    python3 -c 'import json, sys; print(json.dumps({i["metadata"]["name"]: i["metadata"]["resourceVersion"] for i in json.load(sys.stdin)["items"]}, sort_keys=True))'
+}
+
+configmaps() {  # configmaps PREFIX COUNT: a List manifest of COUNT ConfigMaps
+  python3 -c 'import json, sys; p, n = sys.argv[1], int(sys.argv[2]); print(json.dumps({"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "%s-%d" % (p, i), "labels": {"set": p}}, "data": {"i": str(i)}} for i in range(n)]}))' "$1" "$2"
+}
+
+# run_case CLIENT: prints nothing and returns 0 when it passes, else prints why.
+run_case() {
+  local client="$1" ns="ecosystem-$1-$$" command=()
+  client_command "$client" || { echo "installing $client failed"; return 1; }
+  direct create namespace "$ns" >/dev/null || { echo "creating namespace $ns failed"; return 1; }
+  configmaps seed 20 | direct apply -n "$ns" -f - >/dev/null || { echo "seeding $ns failed"; return 1; }
+  local lists_before events_before
+  lists_before="$(counter informerd_rpcs_total 'method="List"')"
+  events_before="$(counter informerd_events_dispatched_total)"
+
+  local log="$log_dir/$client.log"
+  informerd::start_component "$client" "${command[0]}" "${command[@]:1}" \
+    "$work/informerd.kubeconfig" "$ns" "$client"
+  synced() { grep -q '^SYNCED' "$log" 2>/dev/null || ! informerd::component_pid "$client" >/dev/null; }
+  informerd::wait_until 120 synced
+  if ! grep -q '^SYNCED' "$log" 2>/dev/null; then
+    echo "$client never synced: $(tail -n 30 "$log" 2>/dev/null)"
+    return 1
+  fi
+
+  configmaps added 10 | direct apply -n "$ns" -f - >/dev/null &&
+    direct label configmaps -n "$ns" -l set=seed changed=yes >/dev/null &&
+    direct delete configmaps -n "$ns" seed-0 seed-1 seed-2 seed-3 seed-4 >/dev/null &&
+    direct create configmap done -n "$ns" >/dev/null || { echo "the writes to the apiserver failed"; return 1; }
+
+  exited() { ! informerd::component_pid "$client" >/dev/null; }
+  informerd::wait_until 60 exited || { echo "$client did not see \"done\" within 60 s: $(tail -n 30 "$log")"; return 1; }
+  local cache want
+  cache="$(sed -n 's/^CACHE //p' "$log")"
+  want="$(listed "$ns")"
+  [[ -n "$cache" ]] || { echo "$client printed no cache: $(tail -n 30 "$log")"; return 1; }
+  [[ "$want" == *"\"written-by-$client\""* ]] || { echo "the apiserver has no ConfigMap written by $client through informerd: $want"; return 1; }
+  cache="$(python3 -c 'import json, sys; print(json.dumps(json.loads(sys.argv[1]), sort_keys=True))' "$cache")"
+  [[ "$cache" == "$want" ]] || { printf 'cache != LIST\ncache: %s\nLIST:  %s\n' "$cache" "$want"; return 1; }
+  local lists events
+  lists="$(counter informerd_rpcs_total 'method="List"')" events="$(counter informerd_events_dispatched_total)"
+  ((lists > lists_before && events > events_before)) ||
+    { echo "informerd served $client no List or no watch event (Lists $lists_before -> $lists, events dispatched $events_before -> $events): its reads went elsewhere"; return 1; }
+  direct delete namespace "$ns" --wait=false >/dev/null
+  return 0
+}
+
+cases="" failures=0 tests=0
+IFS=, read -r -a wanted <<<"$clients"
+for client in "${wanted[@]}"; do
+  started=$SECONDS
+  informerd::log "case $client"
+  if why="$(run_case "$client")"; then
+    informerd::log "PASS $client ($((SECONDS - started)) s)"
+    cases+="$(informerd::junit_case ecosystem "$client: cache equals the apiserver's LIST, its write passed through" $((SECONDS - started)))"$'\n'
+  else
+    informerd::log "FAIL $client: $why"
+    cases+="$(informerd::junit_case ecosystem "$client: cache equals the apiserver's LIST, its write passed through" $((SECONDS - started)) "$client failed" "$why")"$'\n'
+    failures=$((failures + 1))
+  fi
+  tests=$((tests + 1))
+  informerd::stop_component "$client"
+done
+[[ -z "$junit" ]] || informerd::junit_write "$junit" ecosystem "$tests" "$failures" "$cases"
+informerd::log "$((tests - failures)) passed, $failures failed"
+((failures == 0))
