@@ -10,21 +10,26 @@
 #   1. 20 ConfigMaps are written to a new namespace, at the apiserver;
 #   2. the client lists and watches them through informerd, writes one
 #      ConfigMap of its own through informerd (it passes through to the
-#      apiserver with the client's token), and prints SYNCED;
+#      apiserver with the client's token), and prints SYNCED (kopf prints
+#      it at its first event and writes after step 4);
 #   3. 10 creates, 20 updates and 5 deletes go to the apiserver directly,
 #      then a last ConfigMap named "done";
-#   4. the client prints its cache once "done" is in it and exits.
+#   4. the client prints its cache once "done" is in it.
 # The case passes when that cache (name -> resourceVersion) equals the
 # apiserver's LIST of the namespace, and informerd's own counters show it
 # answered Lists and Watches of ConfigMaps (the reads were served from its
 # cache, not passed through; informerd refuses to pass a watch through).
 #
-# Clients (pinned): the official Python `kubernetes` package
-# (python/requirements.txt) and @kubernetes/client-node (node/package.json
-# and its package-lock.json; 1.4.0, the newest that runs on the machine's
-# Node 20: 2.x needs undici 8 and Node 22.19).
+# Clients (pinned): the official Python `kubernetes` package and kopf
+# (python/requirements.txt: an event handler's index, and an Event kopf
+# posts with its own client as its write), and @kubernetes/client-node
+# (node/package.json and its package-lock.json; 1.4.0, the newest that
+# runs on the machine's Node 20: 2.x needs undici 8 and Node 22.19).
+# informerd serves ConfigMaps, and Namespaces and CustomResourceDefinitions
+# because kopf watches them for its own discovery: informerd passes no
+# watch through, so an operator's informerd must serve what it watches.
 #
-# Usage: tests/ecosystem/run.sh [--junit PATH] [--clients python-kubernetes,client-node]
+# Usage: tests/ecosystem/run.sh [--junit PATH] [--clients python-kubernetes,kopf,client-node]
 # Needs the control plane of the environment (eval "$(hack/control-plane.sh
 # env)"), bazel-bin/server/informerd, kubectl from hack/install-helm.sh,
 # python3 (3.10 or newer) and node with npm.
@@ -33,7 +38,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../../hack/lib.sh"
 
 readonly here="$INFORMERD_ROOT/tests/ecosystem"
 readonly informerd_bin="$INFORMERD_ROOT/bazel-bin/server/informerd"
-readonly all_clients="python-kubernetes,client-node"
+readonly all_clients="python-kubernetes,kopf,client-node"
 
 junit="" clients="$all_clients"
 while (($#)); do
@@ -91,20 +96,42 @@ node_env() {
   echo "$dir"
 }
 
-# client_command CLIENT: sets `command` to the argv prefix running CLIENT.
+# client_command CLIENT NAMESPACE: sets `command` to the argv running CLIENT
+# on NAMESPACE with informerd's kubeconfig ($KUBECONFIG too, for kopf).
 client_command() {
+  local kubeconfig="$work/informerd.kubeconfig"
   case "$1" in
-    python-kubernetes) local py; py="$(python_env)" || return 1; command=("$py" "$here/python/watch_configmaps.py") ;;
-    client-node) local dir; dir="$(node_env)" || return 1; command=("$(command -v node)" "$dir/watch_configmaps.mjs") ;;
+    python-kubernetes)
+      local py; py="$(python_env)" || return 1
+      command=("$py" "$here/python/watch_configmaps.py" "$kubeconfig" "$2" "$1") ;;
+    kopf)
+      local py; py="$(python_env)" || return 1
+      # -m: the venv was built in a temporary directory, so its scripts' shebangs point there.
+      command=("$py" -m kopf run --standalone --namespace "$2" "$here/python/kopf_operator.py") ;;
+    client-node)
+      local dir; dir="$(node_env)" || return 1
+      command=("$(command -v node)" "$dir/watch_configmaps.mjs" "$kubeconfig" "$2" "$1") ;;
     *) informerd::die "unknown client $1 (known: $all_clients)" ;;
   esac
+}
+
+# wrote CLIENT NAMESPACE: whether the apiserver has CLIENT's write through
+# informerd: kopf's is an Event it posts about "done" with its own client
+# (asynchronously), the others' a ConfigMap written-by-CLIENT.
+wrote() {
+  if [[ "$1" == kopf ]]; then
+    [[ -n "$(direct get events -n "$2" --field-selector reason=Seen,involvedObject.name=done -o name)" ]]
+  else
+    direct get configmap -n "$2" "written-by-$1" -o name >/dev/null 2>&1
+  fi
 }
 
 # --- informerd, with its Kubernetes API port over HTTPS ----------------------
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 grpc_port="$(free_port)" http_port="$(free_port)" kube_port="$(free_port)"
 informerd::start_component informerd "$informerd_bin" \
-  --kubeconfig "$INFORMERD_ADMIN_KUBECONFIG" --resources=configmaps --auth-mode=kubernetes \
+  --kubeconfig "$INFORMERD_ADMIN_KUBECONFIG" --auth-mode=kubernetes \
+  --resources=configmaps,namespaces,customresourcedefinitions.apiextensions.k8s.io \
   --tls-cert-file="$INFORMERD_CP_DIR/pki/serving.crt" --tls-key-file="$INFORMERD_CP_DIR/pki/serving.key" \
   --grpc_address="127.0.0.1:$grpc_port" --http_address="127.0.0.1:$http_port" \
   --kube-api-address="127.0.0.1:$kube_port"
@@ -134,7 +161,7 @@ configmaps() {  # configmaps PREFIX COUNT: a List manifest of COUNT ConfigMaps
 # run_case CLIENT: prints nothing and returns 0 when it passes, else prints why.
 run_case() {
   local client="$1" ns="ecosystem-$1-$$" command=()
-  client_command "$client" || { echo "installing $client failed"; return 1; }
+  client_command "$client" "$ns" || { echo "installing $client failed"; return 1; }
   direct create namespace "$ns" >/dev/null || { echo "creating namespace $ns failed"; return 1; }
   configmaps seed 20 | direct apply -n "$ns" -f - >/dev/null || { echo "seeding $ns failed"; return 1; }
   local lists_before events_before
@@ -142,8 +169,8 @@ run_case() {
   events_before="$(counter informerd_events_dispatched_total)"
 
   local log="$log_dir/$client.log"
-  informerd::start_component "$client" "${command[0]}" "${command[@]:1}" \
-    "$work/informerd.kubeconfig" "$ns" "$client"
+  KUBECONFIG="$work/informerd.kubeconfig" ECOSYSTEM_CLIENT="$client" \
+    informerd::start_component "$client" "${command[0]}" "${command[@]:1}"
   synced() { grep -q '^SYNCED' "$log" 2>/dev/null || ! informerd::component_pid "$client" >/dev/null; }
   informerd::wait_until 120 synced
   if ! grep -q '^SYNCED' "$log" 2>/dev/null; then
@@ -156,13 +183,14 @@ run_case() {
     direct delete configmaps -n "$ns" seed-0 seed-1 seed-2 seed-3 seed-4 >/dev/null &&
     direct create configmap done -n "$ns" >/dev/null || { echo "the writes to the apiserver failed"; return 1; }
 
-  exited() { ! informerd::component_pid "$client" >/dev/null; }
-  informerd::wait_until 60 exited || { echo "$client did not see \"done\" within 60 s: $(tail -n 30 "$log")"; return 1; }
+  printed() { grep -q '^CACHE ' "$log" 2>/dev/null || ! informerd::component_pid "$client" >/dev/null; }
+  informerd::wait_until 60 printed
   local cache want
-  cache="$(sed -n 's/^CACHE //p' "$log")"
+  cache="$(sed -n 's/^CACHE //p' "$log" | head -n 1)"
+  [[ -n "$cache" ]] || { echo "$client printed no cache within 60 s of \"done\": $(tail -n 30 "$log")"; return 1; }
   want="$(listed "$ns")"
-  [[ -n "$cache" ]] || { echo "$client printed no cache: $(tail -n 30 "$log")"; return 1; }
-  [[ "$want" == *"\"written-by-$client\""* ]] || { echo "the apiserver has no ConfigMap written by $client through informerd: $want"; return 1; }
+  wrote_it() { wrote "$client" "$ns"; }
+  informerd::wait_until 30 wrote_it || { echo "the apiserver has no write of $client's through informerd: $(tail -n 30 "$log")"; return 1; }
   cache="$(python3 -c 'import json, sys; print(json.dumps(json.loads(sys.argv[1]), sort_keys=True))' "$cache")"
   [[ "$cache" == "$want" ]] || { printf 'cache != LIST\ncache: %s\nLIST:  %s\n' "$cache" "$want"; return 1; }
   local lists events
