@@ -24,7 +24,9 @@
 # (python/requirements.txt: an event handler's index, and an Event kopf
 # posts with its own client as its write), and @kubernetes/client-node
 # (node/package.json and its package-lock.json; 1.4.0, the newest that
-# runs on the machine's Node 20: 2.x needs undici 8 and Node 22.19).
+# runs on the machine's Node 20: 2.x needs undici 8 and Node 22.19), and a
+# kube-rs reflector (rust/Cargo.toml and Cargo.lock: kube 5.0.0 with
+# rustls, k8s-openapi 0.29.0).
 # informerd serves ConfigMaps, and Namespaces and CustomResourceDefinitions
 # because kopf watches them for its own discovery: informerd passes no
 # watch through, so an operator's informerd must serve what it watches.
@@ -32,13 +34,13 @@
 # Usage: tests/ecosystem/run.sh [--junit PATH] [--clients python-kubernetes,kopf,client-node]
 # Needs the control plane of the environment (eval "$(hack/control-plane.sh
 # env)"), bazel-bin/server/informerd, kubectl from hack/install-helm.sh,
-# python3 (3.10 or newer) and node with npm.
+# python3 (3.10 or newer), node with npm, and cargo.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../hack/lib.sh"
 
 readonly here="$INFORMERD_ROOT/tests/ecosystem"
 readonly informerd_bin="$INFORMERD_ROOT/bazel-bin/server/informerd"
-readonly all_clients="python-kubernetes,kopf,client-node"
+readonly all_clients="python-kubernetes,kopf,client-node,kube-rs"
 
 junit="" clients="$all_clients"
 while (($#)); do
@@ -96,6 +98,16 @@ node_env() {
   echo "$dir"
 }
 
+rust_env() {
+  local cargo
+  cargo="$(command -v cargo || echo "$HOME/.cargo/bin/cargo")"
+  [[ -x "$cargo" ]] || { echo "cargo not found on PATH or in ~/.cargo/bin: kube-rs needs Rust (rustup, preinstalled on the project's machines)" >&2; return 1; }
+  local target="$INFORMERD_CACHE/ecosystem/rust-target"
+  informerd::log "building the kube-rs reflector (rust/Cargo.lock; minutes the first time) in $target"
+  (cd "$here/rust" && CARGO_TARGET_DIR="$target" "$cargo" build --release --locked --quiet >&2) || return 1
+  echo "$target/release/kube-rs-reflector"
+}
+
 # client_command CLIENT NAMESPACE: sets `command` to the argv running CLIENT
 # on NAMESPACE with informerd's kubeconfig ($KUBECONFIG too, for kopf).
 client_command() {
@@ -111,6 +123,9 @@ client_command() {
     client-node)
       local dir; dir="$(node_env)" || return 1
       command=("$(command -v node)" "$dir/watch_configmaps.mjs" "$kubeconfig" "$2" "$1") ;;
+    kube-rs)
+      local binary; binary="$(rust_env)" || return 1
+      command=("$binary" "$kubeconfig" "$2" "$1") ;;
     *) informerd::die "unknown client $1 (known: $all_clients)" ;;
   esac
 }
