@@ -218,7 +218,7 @@ suite_e2e() {
 extra_suites+=(e2e)
 
 # Other ecosystems' clients, unmodified (the Python kubernetes package,
-# kopf, @kubernetes/client-node, kube-rs), through informerd's Kubernetes API port: each
+# kopf, @kubernetes/client-node, kube-rs, fabric8), through informerd's Kubernetes API port: each
 # ends with its cache equal to the apiserver's LIST under writes.
 suite_ecosystem() {
   bazel build //server:informerd && tests/ecosystem/run.sh --junit "$1/ecosystem.xml"

@@ -162,6 +162,8 @@ class KubeApiServer::Exchange : public std::enable_shared_from_this<Exchange> {
   void StartPassThrough(const std::string& url, const std::string& method);
   // Prepares a gRPC call's metadata: the caller's token and address.
   void Authorize(grpc::ClientContext* context) const;
+  // Whether the request asks to switch protocols (a WebSocket, SPDY).
+  bool AsksForUpgrade() const;
   MHD_Result Queue(Answer answer);
   MHD_Result QueueStream();
   void SuspendLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -403,10 +405,25 @@ void KubeApiServer::Exchange::Dispatch(const std::string& url, const std::string
     case ReadRequest::Kind::kGet:
       return StartGet(type_, read->get);
     case ReadRequest::Kind::kWatch:
+      if (AsksForUpgrade()) {
+        // fabric8 asks for a WebSocket watch first and falls back to an HTTP
+        // watch when the handshake answers 200; a 200 that streams the watch
+        // instead never ends the handshake (its informer never syncs).
+        absl::MutexLock lock(&mu_);
+        answer_ = JsonAnswer(200, "");
+        return;
+      }
       return StartWatch(type_, *read);
     case ReadRequest::Kind::kPassThrough:
       return StartPassThrough(url, method);
   }
+}
+
+bool KubeApiServer::Exchange::AsksForUpgrade() const {
+  for (const auto& [name, value] : request_headers_) {
+    if (absl::EqualsIgnoreCase(name, "upgrade")) return true;
+  }
+  return false;
 }
 
 void KubeApiServer::Exchange::Authorize(grpc::ClientContext* context) const {
@@ -495,14 +512,14 @@ void KubeApiServer::Exchange::StartPassThrough(const std::string& url, const std
                      url, " is not one of them)")));
     return;
   }
+  if (AsksForUpgrade()) {
+    absl::MutexLock lock(&mu_);
+    answer_ = ErrorAnswer(MakeError(
+        400, "BadRequest", "informerd does not pass connection upgrades (exec, attach, "
+                           "port-forward) through; use the apiserver's address"));
+    return;
+  }
   for (const auto& [name, value] : request_headers_) {
-    if (absl::EqualsIgnoreCase(name, "upgrade")) {
-      absl::MutexLock lock(&mu_);
-      answer_ = ErrorAnswer(MakeError(
-          400, "BadRequest", "informerd does not pass connection upgrades (exec, attach, "
-                             "port-forward) through; use the apiserver's address"));
-      return;
-    }
     if (!HopByHop(name)) request.headers.emplace_back(name, value);
   }
   request.body = std::move(body_);

@@ -26,7 +26,8 @@
 # (node/package.json and its package-lock.json; 1.4.0, the newest that
 # runs on the machine's Node 20: 2.x needs undici 8 and Node 22.19), and a
 # kube-rs reflector (rust/Cargo.toml and Cargo.lock: kube 5.0.0 with
-# rustls, k8s-openapi 0.29.0).
+# rustls, k8s-openapi 0.29.0), and a fabric8 SharedIndexInformer
+# (java/pom.xml: kubernetes-client 8.0.0, its default Vert.x 5 HTTP client).
 # informerd serves ConfigMaps, and Namespaces and CustomResourceDefinitions
 # because kopf watches them for its own discovery: informerd passes no
 # watch through, so an operator's informerd must serve what it watches.
@@ -34,13 +35,13 @@
 # Usage: tests/ecosystem/run.sh [--junit PATH] [--clients python-kubernetes,kopf,client-node]
 # Needs the control plane of the environment (eval "$(hack/control-plane.sh
 # env)"), bazel-bin/server/informerd, kubectl from hack/install-helm.sh,
-# python3 (3.10 or newer), node with npm, and cargo.
+# python3 (3.10 or newer), node with npm, cargo, and Java 17 with Maven.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../hack/lib.sh"
 
 readonly here="$INFORMERD_ROOT/tests/ecosystem"
 readonly informerd_bin="$INFORMERD_ROOT/bazel-bin/server/informerd"
-readonly all_clients="python-kubernetes,kopf,client-node,kube-rs"
+readonly all_clients="python-kubernetes,kopf,client-node,kube-rs,fabric8"
 
 junit="" clients="$all_clients"
 while (($#)); do
@@ -108,6 +109,16 @@ rust_env() {
   echo "$target/release/kube-rs-reflector"
 }
 
+java_env() {
+  local dir="$INFORMERD_CACHE/ecosystem/java-$(digest "$here/java/pom.xml" "$here/java/src/main/java/informerd/ecosystem/Fabric8Informer.java")"
+  if [[ ! -f "$dir/target/fabric8-informer-0.jar" ]]; then
+    informerd::log "building the fabric8 informer (java/pom.xml) in $dir"
+    rm -rf "$dir" && mkdir -p "$dir" && cp -r "$here/java/pom.xml" "$here/java/src" "$dir/" &&
+      (cd "$dir" && mvn -q -B package >&2) || { rm -rf "$dir"; return 1; }
+  fi
+  echo "$dir"
+}
+
 # client_command CLIENT NAMESPACE: sets `command` to the argv running CLIENT
 # on NAMESPACE with informerd's kubeconfig ($KUBECONFIG too, for kopf).
 client_command() {
@@ -126,6 +137,10 @@ client_command() {
     kube-rs)
       local binary; binary="$(rust_env)" || return 1
       command=("$binary" "$kubeconfig" "$2" "$1") ;;
+    fabric8)
+      local dir; dir="$(java_env)" || return 1
+      command=("$(readlink -f "$(command -v java)")" -cp "$dir/target/fabric8-informer-0.jar:$dir/target/lib/*"
+               informerd.ecosystem.Fabric8Informer "$kubeconfig" "$2" "$1") ;;
     *) informerd::die "unknown client $1 (known: $all_clients)" ;;
   esac
 }
