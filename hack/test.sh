@@ -217,8 +217,9 @@ suite_e2e() {
 }
 extra_suites+=(e2e)
 
-# Other ecosystems' clients, unmodified (the Python kubernetes package,
-# kopf, @kubernetes/client-node, kube-rs, fabric8), through informerd's Kubernetes API port: each
+# Kubernetes clients, unmodified (client-go's typed and dynamic informers,
+# the Python kubernetes package, kopf, @kubernetes/client-node, kube-rs,
+# fabric8), through informerd's Kubernetes API port: each
 # ends with its cache equal to the apiserver's LIST under writes.
 suite_ecosystem() {
   bazel build //server:informerd && tests/ecosystem/run.sh --junit "$1/ecosystem.xml"

@@ -17,10 +17,13 @@
 #   4. the client prints its cache once "done" is in it.
 # The case passes when that cache (name -> resourceVersion) equals the
 # apiserver's LIST of the namespace, and informerd's own counters show it
-# answered Lists and Watches of ConfigMaps (the reads were served from its
+# gave the initial state (a List, or a WatchList) and watch events (the reads were served from its
 # cache, not passed through; informerd refuses to pass a watch through).
 #
-# Clients (pinned): the official Python `kubernetes` package and kopf
+# Clients (pinned): a client-go typed SharedIndexInformer beside a dynamic
+# one (go/go.mod: client-go v0.37.2, protobuf preferred as client-go asks
+# for built-in types; informerd answers JSON, which it accepts), the
+# official Python `kubernetes` package and kopf
 # (python/requirements.txt: an event handler's index, and an Event kopf
 # posts with its own client as its write), and @kubernetes/client-node
 # (node/package.json and its package-lock.json; 1.4.0, the newest that
@@ -35,13 +38,13 @@
 # Usage: tests/ecosystem/run.sh [--junit PATH] [--clients python-kubernetes,kopf,client-node]
 # Needs the control plane of the environment (eval "$(hack/control-plane.sh
 # env)"), bazel-bin/server/informerd, kubectl from hack/install-helm.sh,
-# python3 (3.10 or newer), node with npm, cargo, and Java 17 with Maven.
+# Go, python3 (3.10 or newer), node with npm, cargo, and Java 17 with Maven.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../hack/lib.sh"
 
 readonly here="$INFORMERD_ROOT/tests/ecosystem"
 readonly informerd_bin="$INFORMERD_ROOT/bazel-bin/server/informerd"
-readonly all_clients="python-kubernetes,kopf,client-node,kube-rs,fabric8"
+readonly all_clients="client-go,python-kubernetes,kopf,client-node,kube-rs,fabric8"
 
 junit="" clients="$all_clients"
 while (($#)); do
@@ -119,6 +122,12 @@ java_env() {
   echo "$dir"
 }
 
+go_env() {
+  local binary="$INFORMERD_CACHE/ecosystem/client-go-informer"
+  (cd "$here/go" && GOTOOLCHAIN=local GOFLAGS=-mod=readonly go build -o "$binary" . >&2) || return 1
+  echo "$binary"
+}
+
 # client_command CLIENT NAMESPACE: sets `command` to the argv running CLIENT
 # on NAMESPACE with informerd's kubeconfig ($KUBECONFIG too, for kopf).
 client_command() {
@@ -134,6 +143,9 @@ client_command() {
     client-node)
       local dir; dir="$(node_env)" || return 1
       command=("$(command -v node)" "$dir/watch_configmaps.mjs" "$kubeconfig" "$2" "$1") ;;
+    client-go)
+      local binary; binary="$(go_env)" || return 1
+      command=("$binary" "$kubeconfig" "$2" "$1") ;;
     kube-rs)
       local binary; binary="$(rust_env)" || return 1
       command=("$binary" "$kubeconfig" "$2" "$1") ;;
@@ -195,7 +207,9 @@ run_case() {
   direct create namespace "$ns" >/dev/null || { echo "creating namespace $ns failed"; return 1; }
   configmaps seed 20 | direct apply -n "$ns" -f - >/dev/null || { echo "seeding $ns failed"; return 1; }
   local lists_before events_before
-  lists_before="$(counter informerd_rpcs_total 'method="List"')"
+  # A List, or a Watch that began with the current state (client-go's
+  # WatchList): either way the initial state came from informerd.
+  lists_before="$(($(counter informerd_rpcs_total 'method="List"') + $(counter informerd_watch_initial_states_total)))"
   events_before="$(counter informerd_events_dispatched_total)"
 
   local log="$log_dir/$client.log"
@@ -224,9 +238,10 @@ run_case() {
   cache="$(python3 -c 'import json, sys; print(json.dumps(json.loads(sys.argv[1]), sort_keys=True))' "$cache")"
   [[ "$cache" == "$want" ]] || { printf 'cache != LIST\ncache: %s\nLIST:  %s\n' "$cache" "$want"; return 1; }
   local lists events
-  lists="$(counter informerd_rpcs_total 'method="List"')" events="$(counter informerd_events_dispatched_total)"
+  lists="$(($(counter informerd_rpcs_total 'method="List"') + $(counter informerd_watch_initial_states_total)))"
+  events="$(counter informerd_events_dispatched_total)"
   ((lists > lists_before && events > events_before)) ||
-    { echo "informerd served $client no List or no watch event (Lists $lists_before -> $lists, events dispatched $events_before -> $events): its reads went elsewhere"; return 1; }
+    { echo "informerd served $client no initial state or no watch event (Lists and initial-state Watches $lists_before -> $lists, events dispatched $events_before -> $events): its reads went elsewhere"; return 1; }
   direct delete namespace "$ns" --wait=false >/dev/null
   return 0
 }
