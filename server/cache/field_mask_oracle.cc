@@ -32,7 +32,9 @@ void PruneByMask(const std::vector<FieldMask::Node>& nodes, rapidjson::Value* va
 
 std::string PrunedJson(const std::string& json, const FieldMask& mask) {
   rapidjson::Document document;
-  document.Parse(json.data(), json.size());
+  // Full precision: the projection copies a number's text as it is, and a
+  // re-read that rounds (RapidJSON's default) can write it back otherwise.
+  document.Parse<rapidjson::kParseFullPrecisionFlag>(json.data(), json.size());
   if (document.HasParseError()) return "";
   PruneByMask(mask.root(), &document);
   rapidjson::StringBuffer out;
