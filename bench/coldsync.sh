@@ -75,7 +75,7 @@ YAML
     "$run_dir/informerd.log" ${COLDSYNC_INFORMERD_FLAGS:-}
   end="$(date +%s.%N)"
   read -r cpu _ _ <<<"$(process_stats "$informerd_pid")"
-  objects="$(bench::metric_sum "$http_port" informerd_cached_objects)"
+  objects="$(informerd::metric_sum "$http_port" informerd_cached_objects)"
   sleep "$steady"
   read -r _ rss hwm <<<"$(process_stats "$informerd_pid")"
   kill "$informerd_pid"

@@ -146,15 +146,6 @@ bench::start_informerd() {
   done
 }
 
-# Prints the sum of the samples of metric NAME (whose labels contain
-# LABELS, if given) on the /metrics of the informerd at HTTP_PORT.
-# Usage: bench::metric_sum HTTP_PORT NAME [LABELS]
-bench::metric_sum() {
-  curl -fs "http://127.0.0.1:$1/metrics" | awk -v m="$2" -v l="${3:-}" '
-    index($0, m) == 1 && substr($0, length(m) + 1, 1) ~ /[{ ]/ && index($0, l) > 0 {n += $NF}
-    END{printf "%d", n}'
-}
-
 # The CPUs of this machine split for a verdict that needs the server under
 # test alone on a core: sets bench_server_cpu (the last CPU) and
 # bench_other_cpus (the rest, for the control plane, writers and clients).

@@ -97,7 +97,7 @@ bench::split_cpus
 bench::pin_control_plane "$bench_other_cpus"
 BENCH_INFORMERD_CPUS="$bench_server_cpu" bench::start_informerd "$bin" "$run_dir/config.yaml" \
   "$grpc_port" "$http_port" "$run_dir/informerd.log"
-echo "informerd caches: $(bench::metric_sum "$http_port" informerd_cached_objects) objects, on CPU $bench_server_cpu alone (control plane and callers on $bench_other_cpus)"
+echo "informerd caches: $(informerd::metric_sum "$http_port" informerd_cached_objects) objects, on CPU $bench_server_cpu alone (control plane and callers on $bench_other_cpus)"
 
 apiserver_pid="$(cat "$INFORMERD_CP_DIR/pids/kube-apiserver.pid")"
 common=(--informerd_address "127.0.0.1:$grpc_port" --informerd_pid "$informerd_pid"

@@ -52,7 +52,7 @@ stalledStreamSeconds: $stall_seconds
 YAML
 bench::start_informerd "$bin" "$run_dir/config.yaml" "$grpc_port" "$http_port" \
   "$run_dir/informerd.log"
-metric() { bench::metric_sum "$http_port" "$@"; }
+metric() { informerd::metric_sum "$http_port" "$@"; }
 cached="$(metric informerd_cached_objects)"
 read -r _ rss_before _ <<<"$(bench::process_stats "$informerd_pid")"
 echo 5 >"/proc/$informerd_pid/clear_refs"

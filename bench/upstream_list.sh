@@ -74,7 +74,7 @@ YAML
       bench::start_informerd "$bin" "$run_dir/config.yaml" "$grpc_port" "$http_port" \
         "$run_dir/informerd.log" --upstream_list "${1#informerd-}"
       end="$(date +%s.%N)"
-      objects="$(bench::metric_sum "$http_port" informerd_cached_objects)"
+      objects="$(informerd::metric_sum "$http_port" informerd_cached_objects)"
       kill "$informerd_pid"
       wait "$informerd_pid" 2>/dev/null || true
       informerd_pid=""

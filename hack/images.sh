@@ -54,10 +54,6 @@ while (($#)); do
   esac
 done
 
-
-# Prints the sha256 of its standard input.
-digest() { sha256sum | cut -c1-64; }
-
 # Prints a hash over the files of a build context: every file of DIR that
 # git tracks or would track, less those matching the ignore file's patterns
 # (directory prefixes and globs, as deploy/Dockerfile.dockerignore uses; the
@@ -87,7 +83,7 @@ for path in sys.stdin.read().split("\0"):
 ' "$ignore" | sort | while IFS= read -r file; do
       [[ -f "$file" ]] && printf '%s %s\n' "$(sha256sum <"$file" | cut -c1-64)" "$file"
     done
-  ) | digest
+  ) | informerd::digest
 }
 
 # The image ID buildah has for REF, or nothing.
@@ -115,7 +111,7 @@ record() { built+=("$1 $2 $3"); }
 build_debian() {
   local name=debian ref=docker.io/library/debian:bookworm
   local hash archive log="$image_dir/debian.log"
-  hash="$(printf '%s\n' minbase bookworm "${debian_mirrors[@]}" | digest)"
+  hash="$(printf '%s\n' minbase bookworm "${debian_mirrors[@]}" | informerd::digest)"
   archive="$image_dir/debian-${hash:0:16}.tar"
   if [[ ! -s "$archive" ]]; then
     informerd::log "making debian:bookworm with mmdebstrap (about a minute; log: $log)"
@@ -150,8 +146,8 @@ build_dockerfile() {
   local name="$1" ref="$2" context="$3" dockerfile="$4" input="$5"
   shift 5
   local hash archive log="$image_dir/$name.log"
-  hash="$(printf '%s\n' "$input" "$(digest <"$dockerfile")" \
-    "$(image_id docker.io/library/debian:bookworm)" | digest)"
+  hash="$(printf '%s\n' "$input" "$(informerd::digest "$dockerfile")" \
+    "$(image_id docker.io/library/debian:bookworm)" | informerd::digest)"
   archive="$image_dir/$name-${hash:0:16}.tar"
   if [[ ! -s "$archive" ]]; then
     informerd::log "building image $ref from ${dockerfile#"$INFORMERD_ROOT"/} (log: $log)"
@@ -236,7 +232,7 @@ build_java_example() {
   ) >"$image_dir/$name-maven.log" 2>&1 ||
     informerd::die "building the Java example failed; see $image_dir/$name-maven.log"
   local hash
-  hash="$(cd "$context" && find . -type f -print0 | sort -z | xargs -0 sha256sum | digest)"
+  hash="$(cd "$context" && find . -type f -print0 | sort -z | xargs -0 sha256sum | informerd::digest)"
   build_dockerfile "$name" "informerd.local/example-$name:${hash:0:12}" "$context" \
     "$INFORMERD_ROOT/deploy/examples/java-kubernetes-client.Dockerfile" "$hash"
 }
@@ -257,7 +253,7 @@ build_python_example() {
     informerd::die "building the Python package's wheels failed; see $image_dir/$name-pip.log"
   cp "$INFORMERD_ROOT"/client/python/examples/*.py "$context/example/"
   local hash
-  hash="$(cd "$context" && find . -type f -print0 | sort -z | xargs -0 sha256sum | digest)"
+  hash="$(cd "$context" && find . -type f -print0 | sort -z | xargs -0 sha256sum | informerd::digest)"
   build_dockerfile "$name" "informerd.local/example-$name:${hash:0:12}" "$context" \
     "$INFORMERD_ROOT/deploy/examples/python.Dockerfile" "$hash"
 }
@@ -272,7 +268,7 @@ build_cpp_example() {
   mkdir -p "$context"
   cp "$bin_dir/client/cpp/example" "$context/example"
   local hash
-  hash="$(printf '%s\n' "$(sha256sum <"$context/example")" "$(image_id "$informerd_ref")" | digest)"
+  hash="$(printf '%s\n' "$(sha256sum <"$context/example")" "$(image_id "$informerd_ref")" | informerd::digest)"
   build_dockerfile "$name" "informerd.local/example-$name:${hash:0:12}" "$context" \
     "$INFORMERD_ROOT/deploy/examples/cpp.Dockerfile" "$hash" \
     --build-arg "INFORMERD_IMAGE=$informerd_ref"

@@ -202,6 +202,29 @@ informerd::wait_until() {
   done
 }
 
+# Prints a TCP port on 127.0.0.1 that nothing listens on now, for a
+# process about to be started (the kernel picks it, so parallel suites do
+# not collide on a fixed one).
+informerd::free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Prints the sha256 (64 hex digits) of the concatenated FILEs, or of
+# standard input when no FILE is given: the key of a cached build or install.
+# Usage: informerd::digest [FILE...]
+informerd::digest() {
+  cat "$@" | sha256sum | cut -c1-64
+}
+
+# Prints the sum of the samples of metric NAME (whose label text contains
+# LABELS, if given) on the /metrics of the informerd at 127.0.0.1:HTTP_PORT.
+# Usage: informerd::metric_sum HTTP_PORT NAME [LABELS]
+informerd::metric_sum() {
+  curl -fs "http://127.0.0.1:$1/metrics" | awk -v m="$2" -v l="${3:-}" '
+    index($0, m) == 1 && substr($0, length(m) + 1, 1) ~ /[{ ]/ && index($0, l) > 0 {n += $NF}
+    END{printf "%d", n}'
+}
+
 # True when PID is alive and runs the executable at PATH. Guards against
 # signalling an unrelated process that reused a stale pid.
 informerd::pid_runs() {

@@ -16,14 +16,10 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 source "$root/hack/lib.sh"
 cache="$INFORMERD_CACHE"
 
-free_port() {
-  /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 export INFORMERD_CP_DIR="${INFORMERD_CHAOS_CP_DIR:-$cache/chaos-control-plane-$(informerd::kube_version)}"
-export INFORMERD_ETCD_CLIENT_PORT="$(free_port)"
-export INFORMERD_ETCD_PEER_PORT="$(free_port)"
-export INFORMERD_APISERVER_PORT="$(free_port)"
+export INFORMERD_ETCD_CLIENT_PORT="$(informerd::free_port)"
+export INFORMERD_ETCD_PEER_PORT="$(informerd::free_port)"
+export INFORMERD_APISERVER_PORT="$(informerd::free_port)"
 unset INFORMERD_APISERVER_URL KUBECONFIG
 trap '"$root/hack/control-plane.sh" down' EXIT
 # Each run starts from an empty etcd: the objects earlier runs left behind

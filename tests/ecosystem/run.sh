@@ -75,7 +75,7 @@ trap cleanup EXIT
 direct() { "$kubectl_bin" --kubeconfig "$INFORMERD_ADMIN_KUBECONFIG" "$@"; }
 
 # --- the clients' installs, cached by the digest of their pins ----------------
-digest() { cat "$@" | sha256sum | cut -c1-16; }
+digest() { informerd::digest "$@" | cut -c1-16; }
 
 python_env() {
   local venv="$INFORMERD_CACHE/ecosystem/python-$(digest "$here/python/requirements.txt")"
@@ -169,8 +169,7 @@ wrote() {
 }
 
 # --- informerd, with its Kubernetes API port over HTTPS ----------------------
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-grpc_port="$(free_port)" http_port="$(free_port)" kube_port="$(free_port)"
+grpc_port="$(informerd::free_port)" http_port="$(informerd::free_port)" kube_port="$(informerd::free_port)"
 informerd::start_component informerd "$informerd_bin" \
   --kubeconfig "$INFORMERD_ADMIN_KUBECONFIG" --auth-mode=kubernetes \
   --resources=configmaps,namespaces,customresourcedefinitions.apiextensions.k8s.io \
@@ -184,11 +183,7 @@ sed -E "s#^( *server: ).*#\1https://127.0.0.1:$kube_port#" "$INFORMERD_ADMIN_KUB
 [[ "$(grep -c 'server: ' "$work/informerd.kubeconfig")" == 1 ]] ||
   informerd::die "$INFORMERD_ADMIN_KUBECONFIG has other than one server: line"
 
-# counter NAME [LABEL]: the sum of informerd's samples of NAME (with LABEL).
-counter() {
-  curl -fs "http://127.0.0.1:$http_port/metrics" |
-    awk -v name="$1{" -v label="${2:-}" 'index($0, name) == 1 && index($0, label) {n += $NF} END {printf "%d", n}'
-}
+counter() { informerd::metric_sum "$http_port" "$@"; }
 
 # listed NAMESPACE: {name: resourceVersion} of its ConfigMaps, as the apiserver LISTs them.
 listed() {

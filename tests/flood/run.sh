@@ -85,17 +85,13 @@ source "$INFORMERD_ROOT/client/go/env.sh"
 (cd "$INFORMERD_ROOT/bench/rapidreset" && go build -o "$work/rapidreset" .) ||
   informerd::die "building bench/rapidreset failed"
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # --- the assembly, as the chart renders it -----------------------------------
 
 # Default values but for the audience: the caller's token is the control
 # plane's static admin token, which names no audience.
 "$helm" template t "$chart" --namespace "$namespace" --set-json 'auth.tokenAudiences=[]' \
   >"$work/rendered.yaml" || informerd::die "helm template failed"
-backend_port="$(free_port)" proxy_port="$(free_port)" http_port="$(free_port)"
+backend_port="$(informerd::free_port)" proxy_port="$(informerd::free_port)" http_port="$(informerd::free_port)"
 mapfile -t informerd_args < <(python3 "$local_command" server "$work/rendered.yaml" "$work" \
   "$backend_port" "127.0.0.1:$http_port") || informerd::die "mapping informerd's flags failed"
 python3 "$local_command" proxy "$work/rendered.yaml" "$work" "$proxy_port" "$backend_port" \
