@@ -16,8 +16,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/diff"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/informerd/informerd/client/go/informerdv1"
+	"github.com/informerd/informerd/client/go/kube/crcache"
 )
 
 // The field-mask oracle through the Go client: a pod List, Get and Watch
@@ -171,5 +175,73 @@ func TestFieldMaskOracle(t *testing.T) {
 	if status.Code(err) != codes.InvalidArgument ||
 		!strings.Contains(err.Error(), `fields[0] "spec.nodeNmae": no field "nodeNmae" in k8s.io.api.core.v1.PodSpec`) {
 		t.Errorf("Get with a typo: %v; want INVALID_ARGUMENT naming the path", err)
+	}
+}
+
+// TestMaskedCopyCache: a controller-runtime cache whose pod informer holds a
+// field mask (crcache.WithFields) holds and hands out each pod as the
+// apiserver's pod with every field outside the mask removed, in the
+// informer's own type, and follows a change inside the mask.
+func TestMaskedCopyCache(t *testing.T) {
+	oc := newLiveClusterFor(t, "masked-copy", "pods")
+	defer oc.cancel()
+	ctx, ns := oc.ctx, oc.namespace
+	if oc.counts["pods"] == 0 {
+		t.Fatal("no pods were made")
+	}
+	restConfig, err := clientcmd.BuildConfigFromFlags("", requireEnv(t).kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := crcache.NewCacheFunc(informerdv1.NewCacheClient(oc.conn), crcache.WithFields(&corev1.Pod{}, nodeAgentMask...))(
+		restConfig, cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	cacheCtx, stop := context.WithCancel(ctx)
+	go func() {
+		defer close(done)
+		if err := c.Start(cacheCtx); err != nil {
+			t.Errorf("cache: %v", err)
+		}
+	}()
+	defer func() { stop(); <-done }()
+
+	direct, err := oc.clientset.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cached corev1.PodList
+	if !waitFor(30*time.Second, func() bool {
+		return c.List(ctx, &cached) == nil && len(cached.Items) == len(direct.Items)
+	}) {
+		t.Fatalf("the masked cache holds %d pods, the apiserver %d", len(cached.Items), len(direct.Items))
+	}
+	for i := range cached.Items {
+		got := &cached.Items[i]
+		want := prunedPod(t, oc.raw(t, fmt.Sprintf("/api/v1/namespaces/%s/pods/%s", ns, got.Name), "application/json"), nodeAgentMask)
+		comparable(got)
+		if !equality.Semantic.DeepEqual(want, got) {
+			t.Errorf("cached %s differs from the apiserver's pod pruned to the mask (-apiserver +cache):\n%s", got.Name, diff.Diff(want, got))
+		}
+	}
+
+	// A change inside the mask reaches the cache as the new pruned pod.
+	name := direct.Items[0].Name
+	patched, err := oc.clientset.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType,
+		[]byte(`{"metadata":{"labels":{"masked":"yes"}}}`), metav1.PatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pod corev1.Pod
+	if !waitFor(30*time.Second, func() bool {
+		return c.Get(ctx, crclient.ObjectKey{Namespace: ns, Name: name}, &pod) == nil && pod.ResourceVersion == patched.ResourceVersion
+	}) {
+		t.Fatalf("the cache's %s is at %s, want the patch's %s", name, pod.ResourceVersion, patched.ResourceVersion)
+	}
+	if pod.Labels["masked"] != "yes" || pod.Spec.Containers[0].Name != "" || pod.Spec.Containers[0].Image == "" {
+		t.Errorf("%s after the patch: labels %v, first container name %q image %q; want the new label, an image and no name",
+			name, pod.Labels, pod.Spec.Containers[0].Name, pod.Spec.Containers[0].Image)
 	}
 }

@@ -30,6 +30,7 @@ func (lw *ListerWatcher) Get(ctx context.Context, name, minResourceVersion strin
 		MinResourceVersion: minResourceVersion,
 		Projection:         lw.codec.projection,
 		Encoding:           lw.codec.encoding,
+		Fields:             lw.fields,
 	}
 	backoff := retry.NewBackoff(lw.retryInitial, lw.retryMax)
 	deadline := time.Now().Add(lw.listRetryFor)

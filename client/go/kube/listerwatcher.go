@@ -27,6 +27,7 @@ type ListerWatcher struct {
 	namespace     string
 	labelSelector string
 	fieldSelector string
+	fields        []string
 	codec         *codec
 	retryInitial  time.Duration
 	retryMax      time.Duration
@@ -53,6 +54,7 @@ type options struct {
 	labelSelector string
 	fieldSelector string
 	metadataOnly  bool
+	fields        []string
 }
 
 // WithNamespace restricts lists and watches to one namespace, as
@@ -83,6 +85,20 @@ func WithSelectors(labelSelector, fieldSelector string) Option {
 // objects decode from informerd's JSON, a few hundred bytes each.
 func WithMetadataOnly() Option {
 	return func(o *options) { o.metadataOnly = true }
+}
+
+// WithFields asks informerd for a field mask: every listed, watched and
+// read object holds only the named fields (dotted JSON paths such as
+// "spec.nodeName", "status.podIP", "metadata.labels"; "metadata" for the
+// whole of it), plus apiVersion, kind and metadata's name, namespace, uid
+// and resourceVersion, decoded into the example's type (a *corev1.Pod with
+// only those fields set). With WithMetadataOnly the mask adds to the whole
+// of metadata. Selectors and authorization still see the whole object on
+// the server. A path that names no field of the resource's schema fails
+// the List (and so the informer's sync) with an INVALID_ARGUMENT naming
+// it. The paths' rules are informerd.proto's "Field masks".
+func WithFields(paths ...string) Option {
+	return func(o *options) { o.fields = append([]string(nil), paths...) }
 }
 
 // NewListerWatcher returns a ListerWatcher of resource whose objects have
@@ -150,6 +166,7 @@ func newListerWatcher(client informerdv1.CacheClient, resource schema.GroupVersi
 		namespace:     o.namespace,
 		labelSelector: o.labelSelector,
 		fieldSelector: o.fieldSelector,
+		fields:        o.fields,
 		codec:         c,
 		retryInitial:  200 * time.Millisecond, // the clients' retry policy (docs/ARCHITECTURE.md, Retries)
 		retryMax:      time.Second,
@@ -247,6 +264,7 @@ func (lw *ListerWatcher) listRequest(options metav1.ListOptions) (*informerdv1.L
 		ResourceVersion: map[bool]string{true: "", false: rv}[options.Continue != ""],
 		Projection:      lw.codec.projection,
 		Encoding:        lw.codec.encoding,
+		Fields:          lw.fields,
 	}, nil
 }
 

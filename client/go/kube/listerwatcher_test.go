@@ -300,6 +300,34 @@ func TestMetadataOnly(t *testing.T) {
 	}
 }
 
+func TestWithFieldsAsksForTheMask(t *testing.T) {
+	server := &fakeServer{
+		lists:   []listAnswer{{resp: &informerdv1.ListResponse{Items: []*informerdv1.Object{object("ns", "c1", "5")}, ResourceVersion: "6"}}},
+		watches: []watchScript{{events: []*informerdv1.WatchEvent{{Type: informerdv1.WatchEvent_BOOKMARK, ResourceVersion: "8", Object: &informerdv1.Object{ResourceVersion: "8"}}}}},
+	}
+	mask := []string{"metadata.labels", "data"}
+	lw, err := NewListerWatcher(serve(t, server), configMapsGVR, &corev1.ConfigMap{}, WithFields(mask...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lw.ListWithContext(context.Background(), metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := lw.WatchWithContext(context.Background(), metav1.ListOptions{ResourceVersion: "6", AllowWatchBookmarks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next(t, w)
+	w.Stop()
+	list, watch := server.recordedLists()[0], server.recordedWatches()[0]
+	if !reflect.DeepEqual(list.Fields, mask) || !reflect.DeepEqual(watch.Fields, mask) {
+		t.Errorf("fields: List %q, Watch %q; want %q on both", list.Fields, watch.Fields, mask)
+	}
+	if list.Projection != informerdv1.Projection_PROJECTION_FULL || watch.Projection != informerdv1.Projection_PROJECTION_FULL {
+		t.Errorf("projection: List %v, Watch %v; want FULL (the mask alone decides)", list.Projection, watch.Projection)
+	}
+}
+
 func TestUnstructured(t *testing.T) {
 	server := &fakeServer{lists: []listAnswer{{resp: &informerdv1.ListResponse{Items: []*informerdv1.Object{object("ns", "w1", "5")}, ResourceVersion: "6"}}}}
 	example := &unstructured.Unstructured{}

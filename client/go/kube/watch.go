@@ -83,6 +83,7 @@ func (lw *ListerWatcher) watchPlan(options metav1.ListOptions) (*watchPlan, erro
 			AllowBookmarks: true, // to keep the resume point fresh even if the caller takes none
 			Projection:     lw.codec.projection,
 			Encoding:       lw.codec.encoding,
+			Fields:         lw.fields,
 		},
 		bookmarks: options.AllowWatchBookmarks,
 	}

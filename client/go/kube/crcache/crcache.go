@@ -126,10 +126,21 @@ func NewCacheFunc(client informerdv1.CacheClient, options ...Option) cache.NewCa
 			return nil, err
 		}
 		p.client = client
+		for _, m := range o.masks {
+			gvk, err := apiutil.GVKForObject(m.obj, opts.Scheme)
+			if err != nil {
+				return nil, fmt.Errorf("crcache: WithFields: %w", err)
+			}
+			if err := checkPaths(fmt.Sprintf("WithFields(%v)", gvk), m.paths); err != nil {
+				return nil, err
+			}
+			p.masks[gvk] = m.paths
+		}
 		if o.noCopy != nil {
 			if p.events, err = o.noCopy.shape(); err != nil {
 				return nil, err
 			}
+			p.eventFields = o.noCopy.EventFields
 			if o.noCopy.LocalCacheObjects < 0 {
 				return nil, fmt.Errorf("crcache: NoCopyOptions.LocalCacheObjects is %d; must not be negative", o.noCopy.LocalCacheObjects)
 			}
@@ -164,14 +175,17 @@ type plan struct {
 	byGVK     map[schema.GroupVersionKind]selectors
 	// seen is set in the no-copy mode: informers then hold events (metadata
 	// only, unless full) and note each version received.
-	seen   *seenVersions
-	events eventShape
+	seen        *seenVersions
+	events      eventShape
+	eventFields []string // the mask of eventsMasked
+	// masks: WithFields, by kind; over events for its kind.
+	masks map[schema.GroupVersionKind][]string
 }
 
 type selectors struct{ label, field string }
 
 func newPlan(opts cache.Options) (*plan, error) {
-	p := &plan{scheme: opts.Scheme, mapper: opts.Mapper, byGVK: map[schema.GroupVersionKind]selectors{}}
+	p := &plan{scheme: opts.Scheme, mapper: opts.Mapper, byGVK: map[schema.GroupVersionKind]selectors{}, masks: map[schema.GroupVersionKind][]string{}}
 	if opts.DefaultLabelSelector != nil {
 		p.defaults.label = opts.DefaultLabelSelector.String()
 	}
@@ -243,8 +257,13 @@ func (p *plan) listerWatcher(obj runtime.Object) (*kube.ListerWatcher, error) {
 		s = p.defaults
 	}
 	options := []kube.Option{kube.WithScheme(p.scheme), kube.WithSelectors(s.label, s.field)}
-	if p.seen != nil && p.events == eventsMetadata {
+	switch paths, masked := p.masks[gvk]; {
+	case masked:
+		options = append(options, kube.WithFields(paths...))
+	case p.seen != nil && p.events == eventsMetadata:
 		options = append(options, kube.WithMetadataOnly())
+	case p.seen != nil && p.events == eventsMasked:
+		options = append(options, kube.WithFields(p.eventFields...))
 	}
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
 		options = append(options, kube.WithNamespace(p.namespace))

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -46,8 +47,8 @@ func TestNoCopyOptionsAreCheckedByName(t *testing.T) {
 		opts NoCopyOptions
 		want string
 	}{
-		"a field mask":         {NoCopyOptions{EventFields: []string{"spec.nodeName"}}, `EventFields ["spec.nodeName"]`},
-		"metadata and more":    {NoCopyOptions{EventFields: []string{"metadata", "status.phase"}}, "EventFields"},
+		"star beside paths":    {NoCopyOptions{EventFields: []string{"metadata", "*"}}, `EventFields[1] is "*" beside other paths`},
+		"an empty path":        {NoCopyOptions{EventFields: []string{"metadata", ""}}, "EventFields[1] is empty"},
 		"negative local cache": {NoCopyOptions{LocalCacheObjects: -1}, "LocalCacheObjects is -1"},
 	} {
 		_, err := NewCacheFunc(nil, NoCopy(c.opts))(&rest.Config{Host: "https://127.0.0.1:1"}, cache.Options{Mapper: meta.NewDefaultRESTMapper(nil)})
@@ -55,9 +56,33 @@ func TestNoCopyOptionsAreCheckedByName(t *testing.T) {
 			t.Errorf("%s: error %v, want one containing %q", name, err, c.want)
 		}
 	}
-	for _, fields := range [][]string{nil, {"metadata"}, {"*"}} {
+	for _, fields := range [][]string{nil, {"metadata"}, {"*"}, {"spec.nodeName"}, {"metadata", "status.phase"}} {
 		if _, err := NewCacheFunc(nil, NoCopy(NoCopyOptions{EventFields: fields}))(&rest.Config{Host: "https://127.0.0.1:1"}, cache.Options{Mapper: meta.NewDefaultRESTMapper(nil)}); err != nil {
 			t.Errorf("EventFields %q: %v", fields, err)
 		}
 	}
 }
+
+func TestWithFieldsIsCheckedByName(t *testing.T) {
+	for name, c := range map[string]struct {
+		option Option
+		want   string
+	}{
+		"no paths":      {WithFields(&corev1.Pod{}), "WithFields(/v1, Kind=Pod): no paths"},
+		"an empty path": {WithFields(&corev1.Pod{}, "spec.nodeName", ""), "WithFields(/v1, Kind=Pod)[1] is empty"},
+		"unknown type":  {WithFields(&unknownKind{}, "spec"), "WithFields: no kind is registered"},
+	} {
+		_, err := NewCacheFunc(nil, c.option)(&rest.Config{Host: "https://127.0.0.1:1"}, cache.Options{Mapper: meta.NewDefaultRESTMapper(nil)})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", name, err, c.want)
+		}
+	}
+	if _, err := NewCacheFunc(nil, WithFields(&corev1.Pod{}, "metadata", "spec.nodeName"))(&rest.Config{Host: "https://127.0.0.1:1"}, cache.Options{Mapper: meta.NewDefaultRESTMapper(nil)}); err != nil {
+		t.Errorf("a pod mask: %v", err)
+	}
+}
+
+// unknownKind is a client.Object no scheme knows.
+type unknownKind struct{ corev1.ConfigMap }
+
+func (u *unknownKind) DeepCopyObject() runtime.Object { return &unknownKind{*u.ConfigMap.DeepCopy()} }

@@ -31,6 +31,36 @@ type Option func(*cacheOptions)
 
 type cacheOptions struct {
 	noCopy *NoCopyOptions
+	masks  []mask
+}
+
+// mask is one WithFields: the informers of obj's kind hold only paths.
+type mask struct {
+	obj   client.Object
+	paths []string
+}
+
+// WithFields makes the informers of obj's kind hold objects with only the
+// named fields, asked of informerd as a field mask (kube.WithFields; the
+// rules are informerd.proto's "Field masks"): a masked copy, e.g.
+//
+//	crcache.NewCacheFunc(cc, crcache.WithFields(&corev1.Pod{},
+//		"metadata", "spec.nodeName", "status.phase"))
+//
+// keeps pods with their metadata, node and phase only, decoded as
+// *corev1.Pod; handlers, predicates and the cache's Get and List (without
+// NoCopy) see those objects. Label and field selectors are evaluated by
+// informerd on the whole object, so MatchingFields and selectors keep
+// working for fields the mask leaves out; the cache's own indexes
+// (IndexField) see only the masked object. apiVersion, kind and metadata's
+// name, namespace, uid and resourceVersion are always there; "metadata"
+// keeps the rest of it (labels, ownerReferences, generation, ...). With
+// NoCopy, this kind's events hold the mask instead of EventFields, and
+// reads still return whole objects. A path that names no field of the kind
+// fails the informer's sync with informerd's INVALID_ARGUMENT naming it;
+// an empty path fails NewCache.
+func WithFields(obj client.Object, paths ...string) Option {
+	return func(o *cacheOptions) { o.masks = append(o.masks, mask{obj, append([]string(nil), paths...)}) }
 }
 
 // NoCopyOptions configure the no-copy mode (NoCopy).
@@ -42,8 +72,8 @@ type NoCopyOptions struct {
 	// set), which is all EnqueueRequestForObject, EnqueueRequestForOwner and
 	// the generation, label and annotation predicates read. {"*"}: whole
 	// objects (a full copy in the informers; reads still go to informerd).
-	// Other field paths will select a field mask once informerd serves
-	// them; until then they are refused.
+	// Any other paths: a field mask for every kind (as WithFields, which
+	// overrides it for its own kind), e.g. {"metadata", "spec.nodeName"}.
 	EventFields []string
 	// LocalCacheObjects bounds an optional local cache of objects read by
 	// Get (0, the default: off), least recently used out first, for hot
@@ -94,6 +124,7 @@ type eventShape int
 const (
 	eventsMetadata eventShape = iota
 	eventsFull
+	eventsMasked // NoCopyOptions.EventFields as a field mask
 )
 
 func (o NoCopyOptions) shape() (eventShape, error) {
@@ -103,7 +134,29 @@ func (o NoCopyOptions) shape() (eventShape, error) {
 	case len(o.EventFields) == 1 && o.EventFields[0] == "*":
 		return eventsFull, nil
 	}
-	return 0, fmt.Errorf("crcache: NoCopyOptions.EventFields %q: only {\"metadata\"} (the default) or {\"*\"} for now; other field paths need informerd's field masks", o.EventFields)
+	for i, path := range o.EventFields {
+		if path == "*" {
+			return 0, fmt.Errorf("crcache: NoCopyOptions.EventFields[%d] is \"*\" beside other paths; \"*\" (whole objects) stands alone", i)
+		}
+	}
+	if err := checkPaths("NoCopyOptions.EventFields", o.EventFields); err != nil {
+		return 0, err
+	}
+	return eventsMasked, nil
+}
+
+// checkPaths refuses what cannot be a field path at all; informerd checks
+// the rest against the kind's schema.
+func checkPaths(what string, paths []string) error {
+	if len(paths) == 0 {
+		return fmt.Errorf("crcache: %s: no paths; name at least one field (\"metadata\" for metadata only)", what)
+	}
+	for i, path := range paths {
+		if path == "" {
+			return fmt.Errorf("crcache: %s[%d] is empty; a path names a field, e.g. \"spec.nodeName\"", what, i)
+		}
+	}
+	return nil
 }
 
 // readShape is the form a read asks informerd for, by the caller's type.
