@@ -11,7 +11,10 @@
 #         auth, TLS, resilience), the client end-to-end tests, chaos and the
 #         chart. Its Bazel tests run in an output base of their own.
 # Each row of the summary names the version it ran on; the final counts
-# add both. INFORMERD_TEST_KUBE_VERSIONS (default "1.37 1.20") runs fewer.
+# add both. INFORMERD_TEST_KUBE_VERSIONS (default "1.37 1.20") runs fewer
+# versions, INFORMERD_TEST_SUITES (default: all) fewer suites, e.g.
+# "bazel_all go" (the fast inner loop of docs/TESTING.md); a name that is
+# no suite counts as a failure.
 #
 # Each version's control plane is a private one (state in ~/.cache/
 # informerd/test-control-plane-VERSION, ports 24790/24800/27443,
@@ -336,6 +339,9 @@ suite_times="$run_dir/suite-times"
 run_suites() {
   local version="$1" name dir log rc started
   for name in ${suites_of_version[$version]}; do
+    if [[ -n "${INFORMERD_TEST_SUITES:-}" && " $INFORMERD_TEST_SUITES " != *" $name "* ]]; then
+      continue
+    fi
     started=$SECONDS
     dir="$junit_root/kube-$version/$name"
     log="$run_dir/suite-$name-$version.log"
@@ -390,9 +396,17 @@ prebuild_node() {
 
 rm -rf "$run_dir"
 mkdir -p "$run_dir" "$junit_root"
+for name in ${INFORMERD_TEST_SUITES:-}; do
+  declare -F "suite_$name" >/dev/null ||
+    failed_without_report+=("INFORMERD_TEST_SUITES: no suite $name (choose among: bazel_all bazel_integration ${extra_suites[*]})")
+done
 if (informerd::ensure_deps); then
   prebuild_later_versions
-  [[ " ${kube_versions[*]} " != *" 1.37 "* ]] || prebuild_node
+  # The node's images only for a run that has the node suite.
+  if [[ " ${kube_versions[*]} " == *" 1.37 "* ]] &&
+    [[ -z "${INFORMERD_TEST_SUITES:-}" || " $INFORMERD_TEST_SUITES " == *" node "* ]]; then
+    prebuild_node
+  fi
   for version in "${kube_versions[@]}"; do
     if [[ -n "${prebuild_pids[$version]:-}" ]]; then
       # A failed build is tried again, and reported, by the control plane's start.
