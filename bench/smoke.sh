@@ -86,8 +86,14 @@ run read_benchmark '^\| get \| informerd \| 10 \| max \|
 run adoption '^\| 1 \| controller-runtime \| typed \| direct \| apiserver:
 ^\| 1 \| controller-runtime \| typed \| informerd \| informerd:requested=
 ^\| 1 \| client-go \| metadata \| informerd \|
+^\| 1 \| controller-runtime \| masked \| informerd \| .* \| [0-9.]+ \| [0-9.]+ \|$
+^\| 1 \| controller-runtime \| nocopy \| informerd \| .* \| [0-9.]+ \| [0-9.]+ \|$
 ^\| controller-runtime \| typed \| [0-9.]+ / [0-9.]+ \| [0-9.]+x \|
+^\| controller-runtime \| nocopy \| [0-9.]+ / [0-9.]+ \| [0-9.]+x \| .* \| [0-9.]+ / [0-9.]+ \| [0-9.]+ / [0-9.]+ \|
 ^\| 2 x controller-runtime:typed \| [0-9.]+ / [0-9.]+ \| [0-9.]+x \|
+^\| 2 x controller-runtime:nocopy \| [0-9.]+ / [0-9.]+ \| [0-9.]+x \| .* \| [0-9.]+ / [0-9.]+ \| [0-9.]+x \|
+^\| 1 \| informerd \| 100 \| [0-9]+/[0-9]+ \|
+^\| 100 x spec.nodeName, 5-field mask \| [0-9.]+ / [0-9.]+ \| [0-9.]+x \|
 ^Go adapter encoding \(through informerd\): ' bench/adoption.sh --quick
 
 failed=0

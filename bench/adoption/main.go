@@ -4,8 +4,9 @@
 // the adapters of client/go/kube.
 //
 //	informerd-adoption-bench controller --namespace NS --kind controller-runtime|client-go
-//	    --shape typed|metadata [--server ADDR]
+//	    --shape typed|metadata|masked|nocopy [--server ADDR]
 //	informerd-adoption-bench update --namespace NS --rate 100 --seconds 10
+//	informerd-adoption-bench agents --namespace NS --nodes 100 [--server ADDR]
 //
 // controller builds one cache as a controller would and prints, once the
 // cache has synced,
@@ -45,11 +46,14 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
+	"math/rand"
 	"net/http"
 	"os"
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -97,14 +101,15 @@ var podsGVR = corev1.SchemeGroupVersion.WithResource("pods")
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: informerd-adoption-bench controller|update [flags]")
+		fail("usage: informerd-adoption-bench controller|update|agents [flags]")
 	}
 	flags := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
 	kubeconfig := flags.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig file")
 	namespace := flags.String("namespace", "", "the pods' namespace")
 	kind := flags.String("kind", "controller-runtime", "controller: controller-runtime or client-go")
-	shape := flags.String("shape", "typed", "controller: typed (corev1.Pod), metadata (PartialObjectMetadata) or nocopy (typed, crcache.NoCopy: reads from informerd, metadata-only events)")
-	server := flags.String("server", "", "controller: informerd's gRPC address; empty: the apiserver directly")
+	shape := flags.String("shape", "typed", "controller: typed (corev1.Pod), metadata (PartialObjectMetadata), masked (typed, crcache.WithFields: pods of maskedFields only) or nocopy (typed, crcache.NoCopy: reads from informerd, metadata-only events)")
+	server := flags.String("server", "", "controller, agents: informerd's gRPC address; empty: the apiserver directly")
+	nodes := flags.Int("nodes", 100, "agents: one watch per node, node-0 .. node-<nodes-1>")
 	rate := flags.Int("rate", 100, "update: patches per second")
 	seconds := flags.Float64("seconds", 10, "update: how long to patch")
 	flags.StringVar(&cpuProfile, "cpuprofile", "", "controller: the file SIGHUP starts a CPU profile into (the next SIGHUP stops it)")
@@ -119,11 +124,14 @@ func main() {
 	config.QPS, config.Burst = 1000, 2000
 	switch os.Args[1] {
 	case "controller":
-		if (*kind != "controller-runtime" && *kind != "client-go") || (*shape != "typed" && *shape != "metadata" && *shape != "nocopy") ||
-			(*shape == "nocopy" && (*kind != "controller-runtime" || *server == "")) {
-			fail("--kind is controller-runtime or client-go; --shape is typed or metadata, or nocopy (controller-runtime through informerd: crcache.NoCopy)")
+		throughOnly := *shape == "nocopy" || *shape == "masked"
+		if (*kind != "controller-runtime" && *kind != "client-go") || (*shape != "typed" && *shape != "metadata" && !throughOnly) ||
+			(throughOnly && (*kind != "controller-runtime" || *server == "")) {
+			fail("--kind is controller-runtime or client-go; --shape is typed or metadata, or masked or nocopy (controller-runtime through informerd: crcache.WithFields, crcache.NoCopy)")
 		}
 		err = runController(config, *namespace, *kind, *shape, *server)
+	case "agents":
+		err = runAgents(config, *namespace, *nodes, *server)
 	case "update":
 		err = update(config, *namespace, *rate, time.Duration(*seconds*float64(time.Second)))
 	default:
@@ -168,9 +176,10 @@ func runController(config *rest.Config, namespace, kind, shape, server string) e
 	}
 	var informer syncedInformer
 	var objectCount func() (int, error)
+	var probe func() string
 	if kind == "controller-runtime" {
 		var err error
-		informer, objectCount, err = startManager(ctx, config, cc, namespace, shape, &c)
+		informer, objectCount, probe, err = startManager(ctx, config, cc, namespace, shape, &c)
 		if err != nil {
 			return err
 		}
@@ -210,7 +219,7 @@ func runController(config *rest.Config, namespace, kind, shape, server string) e
 		objects, synced.Seconds(), cpu, hwm, rss, heap, enc.describe())
 
 	signals := make(chan os.Signal, 4)
-	signal.Notify(signals, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
+	signal.Notify(signals, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGHUP, syscall.SIGTTIN, syscall.SIGTERM, syscall.SIGINT)
 	var profile *os.File
 	defer func() {
 		if profile != nil {
@@ -221,6 +230,14 @@ func runController(config *rest.Config, namespace, kind, shape, server string) e
 	for s := range signals {
 		if s == syscall.SIGUSR2 {
 			fmt.Printf("heap heap_inuse_bytes=%d\n", heapInuse())
+			continue
+		}
+		if s == syscall.SIGTTIN {
+			if probe == nil {
+				fmt.Println("reads none")
+			} else {
+				fmt.Println(probe())
+			}
 			continue
 		}
 		if s == syscall.SIGHUP {
@@ -268,10 +285,68 @@ type syncedInformer interface {
 	HasSynced() bool
 }
 
+// readProbe is a reconciler's reads, timed: 1,000 Gets of random pods and
+// 100 Lists of one shard label (1/64 of the pods, 156 of 10k), through the
+// manager's client (its local cache, or informerd with NoCopy). One line:
+// "reads get_p50_ms=.. get_p99_ms=.. list_p50_ms=.. list_p99_ms=.. list_items=.. errors=..".
+func readProbe(ctx context.Context, reader client.Reader, namespace string, names client.ObjectList, newObject func() client.Object, newList func() client.ObjectList) string {
+	if err := reader.List(ctx, names, client.InNamespace(namespace)); err != nil {
+		return fmt.Sprintf("reads errors=1 error=%q", err.Error())
+	}
+	var keys []string
+	_ = meta.EachListItem(names, func(o apiruntime.Object) error {
+		if m, err := meta.Accessor(o); err == nil {
+			keys = append(keys, m.GetName())
+		}
+		return nil
+	})
+	if len(keys) == 0 {
+		return "reads errors=1 error=\"no pods\""
+	}
+	random := rand.New(rand.NewSource(1))
+	errors := 0
+	gets := make([]float64, 0, 1000)
+	for i := 0; i < 1000; i++ {
+		began := time.Now()
+		if err := reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: keys[random.Intn(len(keys))]}, newObject()); err != nil {
+			errors++
+		}
+		gets = append(gets, float64(time.Since(began).Microseconds())/1000)
+	}
+	lists := make([]float64, 0, 100)
+	items := 0
+	for i := 0; i < 100; i++ {
+		list := newList()
+		began := time.Now()
+		if err := reader.List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{"shard": strconv.Itoa(random.Intn(64))}); err != nil {
+			errors++
+		}
+		lists = append(lists, float64(time.Since(began).Microseconds())/1000)
+		items += meta.LenList(list)
+	}
+	return fmt.Sprintf("reads get_p50_ms=%.3f get_p99_ms=%.3f list_p50_ms=%.3f list_p99_ms=%.3f list_items=%d errors=%d",
+		quantile(gets, 0.5), quantile(gets, 0.99), quantile(lists, 0.5), quantile(lists, 0.99), items/100, errors)
+}
+
+// quantile of samples (sorted in place), nearest rank.
+func quantile(samples []float64, q float64) float64 {
+	sort.Float64s(samples)
+	i := int(math.Ceil(q*float64(len(samples)))) - 1
+	if i < 0 {
+		i = 0
+	}
+	return samples[i]
+}
+
+// maskedFields is the masked shape's mask: what a controller that
+// schedules or reports on pods reads (its key, owners and generation are
+// in metadata).
+var maskedFields = []string{"metadata", "spec.nodeName", "spec.containers.image", "status.phase", "status.podIP"}
+
 // startManager starts a controller-runtime manager with one controller
 // For the namespace's pods and returns the pods' informer and a count of
 // the objects its cache holds.
-func startManager(ctx context.Context, config *rest.Config, cc informerdv1.CacheClient, namespace, shape string, c *counters) (syncedInformer, func() (int, error), error) {
+func startManager(ctx context.Context, config *rest.Config, cc informerdv1.CacheClient, namespace, shape string, c *counters) (syncedInformer, func() (int, error), func() string, error) {
 	options := manager.Options{
 		Cache: crcachepkg.Options{
 			DefaultNamespaces: map[string]crcachepkg.Config{namespace: {}},
@@ -282,25 +357,29 @@ func startManager(ctx context.Context, config *rest.Config, cc informerdv1.Cache
 	}
 	if cc != nil {
 		var cacheOptions []crcache.Option
-		if shape == "nocopy" {
+		switch shape {
+		case "nocopy":
 			cacheOptions = append(cacheOptions, crcache.NoCopy(crcache.NoCopyOptions{}))
+		case "masked":
+			cacheOptions = append(cacheOptions, crcache.WithFields(&corev1.Pod{}, maskedFields...))
 		}
 		options.NewCache = crcache.NewCacheFunc(cc, cacheOptions...)
 		options.MapperProvider = crcache.MapperProvider(cc)
 	}
 	mgr, err := ctrl.NewManager(config, options)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var obj client.Object = &corev1.Pod{}
 	var list client.ObjectList = &corev1.PodList{}
+	var typedList client.ObjectList = &corev1.PodList{}
 	var forOptions []builder.ForOption
 	if shape == "metadata" {
 		m := &metav1.PartialObjectMetadata{}
 		m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Pod"))
 		l := &metav1.PartialObjectMetadataList{}
 		l.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("PodList"))
-		obj, list, forOptions = m, l, []builder.ForOption{builder.OnlyMetadata}
+		obj, list, typedList, forOptions = m, l, l, []builder.ForOption{builder.OnlyMetadata}
 	}
 	if shape == "nocopy" {
 		// Counting is a List RPC here: of metadata, not a typed copy of
@@ -317,11 +396,11 @@ func startManager(ctx context.Context, config *rest.Config, cc informerdv1.Cache
 			return reconcile.Result{}, client.IgnoreNotFound(reader.Get(ctx, req.NamespacedName, newObject()))
 		}))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	informer, err := mgr.GetCache().GetInformer(ctx, obj, crcachepkg.BlockUntilSynced(false))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	go func() {
 		if err := mgr.Start(ctx); err != nil {
@@ -334,7 +413,10 @@ func startManager(ctx context.Context, config *rest.Config, cc informerdv1.Cache
 		}
 		return meta.LenList(list), nil
 	}
-	return informer, count, nil
+	probe := func() string {
+		return readProbe(ctx, reader, namespace, list, newObject, func() client.ObjectList { return typedList.DeepCopyObject().(client.ObjectList) })
+	}
+	return informer, count, probe, nil
 }
 
 // newClientGoInformer is a SharedIndexInformer on the pods, typed or
