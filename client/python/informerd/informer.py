@@ -76,6 +76,7 @@ class Informer:
                  namespace: str = "", label_selector: str = "",
                  field_selector: str = "",
                  projection: int = pb.PROJECTION_FULL,
+                 fields: Sequence[str] = (),
                  indexers: Optional[Mapping[str, IndexFunc]] = None,
                  transform: Optional[Transform] = None,
                  resync_period: float = 0.0,
@@ -87,7 +88,11 @@ class Informer:
         ``projection=pb.PROJECTION_METADATA`` keeps only apiVersion, kind and
         metadata of each object, as client-go's metadata informers do (the
         kubernetes package has no PartialObjectMetadata model: decode the
-        ``metadata`` with ``V1ObjectMeta.from_dict``).
+        ``metadata`` with ``V1ObjectMeta.from_dict``). ``fields``: a field
+        mask (informerd.proto, "Field masks"), e.g. ``("spec.nodeName",
+        "status.phase")``: every object holds only those fields, plus
+        apiVersion, kind and metadata's name, namespace, uid and
+        resourceVersion.
         ``transform`` is applied to every received object before it is
         stored (transforms.py). ``resync_period``: the default of handlers
         added without one, in seconds, 0 for none. ``handler_queue_limit``:
@@ -100,6 +105,9 @@ class Informer:
             raise ValueError("projection: unknown value %r; use "
                              "pb.PROJECTION_FULL or pb.PROJECTION_METADATA"
                              % (projection,))
+        if isinstance(fields, str):
+            raise ValueError("fields: must be a sequence of field paths, "
+                             "not a str")
         if isinstance(resource, str):
             resource = parse_resource(resource)
         parse_label_selector(label_selector)  # Fail here, not in a retry loop.
@@ -108,7 +116,7 @@ class Informer:
         self._request = pb.WatchRequest(
             resource=resource, namespace=namespace,
             label_selector=label_selector, field_selector=field_selector,
-            allow_bookmarks=True, projection=projection)
+            allow_bookmarks=True, projection=projection, fields=list(fields))
         self._store = Store(indexers)
         self._lister = Lister(self._store)
         self._transform = transform

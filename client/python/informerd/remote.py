@@ -23,9 +23,11 @@ only while it is the version the informer holds for its key
 (hot_cache.py).
 
 **The mask.** ``mask=None`` (or ``("metadata",)``) is the metadata
-projection informerd serves today. ``_watch_projection`` is where a
-declared field mask plugs in once informerd serves field masks: it maps the
-mask onto the WatchRequest; any other mask is refused there today.
+projection; any other sequence of field paths (``("metadata",
+"spec.nodeName")``) is informerd's field mask (informerd.proto, "Field
+masks"): handlers get, and the informer keeps, only those fields, plus
+apiVersion, kind and metadata's name, namespace, uid and resourceVersion.
+``_watch_shape`` maps the mask onto the WatchRequest.
 
 Thread safety: every method may be called from any thread; ``stop`` not
 from a handler.
@@ -33,7 +35,7 @@ from a handler.
 
 from __future__ import annotations
 
-from typing import List, Mapping, Optional, Sequence, Union
+from typing import List, Mapping, Optional, Sequence, Tuple, Union
 
 import grpc
 
@@ -88,25 +90,28 @@ class ObjectList(list):
         self.resource_version = resource_version
 
 
-def _watch_projection(mask: Optional[Sequence[str]]) -> int:
-    """The WatchRequest projection for the handlers' ``mask``.
+def _watch_shape(mask: Optional[Sequence[str]]) -> Tuple[int, Tuple[str, ...]]:
+    """The WatchRequest projection and field mask for the handlers' ``mask``.
 
-    The hook for declared field masks: when informerd serves them, a mask
-    other than metadata becomes the request's field mask here (and
-    CachedObject.json then holds those fields). Until then only metadata
-    is accepted, so that a controller never silently gets less than it
-    declared."""
+    None or ("metadata",): the metadata projection, no mask. Any other
+    paths: the whole-object projection narrowed by the mask, which informerd
+    checks against the resource's schema (a path naming no field fails the
+    watch with INVALID_ARGUMENT naming it)."""
     if mask is None:
-        return pb.PROJECTION_METADATA
+        return pb.PROJECTION_METADATA, ()
     if isinstance(mask, str):
         raise ValueError("mask: must be a sequence of field paths, not a str")
     paths = tuple(mask)
     if paths == METADATA_MASK:
-        return pb.PROJECTION_METADATA
-    raise ValueError(
-        "mask: %r: this client can ask informerd only for the metadata "
-        "projection (mask=None or ('metadata',)); field masks need an "
-        "informerd that serves them" % (paths,))
+        return pb.PROJECTION_METADATA, ()
+    if not paths:
+        raise ValueError("mask: no paths; name at least one field "
+                         "(\"metadata\" for metadata only)")
+    for i, path in enumerate(paths):
+        if not isinstance(path, str) or not path:
+            raise ValueError("mask[%d]: %r is not a field path such as "
+                             "\"spec.nodeName\"" % (i, path))
+    return pb.PROJECTION_FULL, paths
 
 
 class RemoteLister:
@@ -294,14 +299,15 @@ class RemoteInformer:
                  backoff: Optional[Backoff] = None) -> None:
         """``namespace``, ``label_selector``, ``field_selector``: what the
         watch delivers (reads are not limited to it). ``mask``: the fields
-        handlers get (see _watch_projection). ``cache_size``: objects kept
+        handlers get (see _watch_shape). ``cache_size``: objects kept
         by the hot cache, 0 for none. The rest as for Informer."""
         if isinstance(resource, str):
             resource = parse_resource(resource)
+        projection, fields = _watch_shape(mask)
         self._informer = Informer(
             channel, resource, namespace=namespace,
             label_selector=label_selector, field_selector=field_selector,
-            projection=_watch_projection(mask), resync_period=resync_period,
+            projection=projection, fields=fields, resync_period=resync_period,
             handler_queue_limit=handler_queue_limit, backoff=backoff)
         self._versions = VersionTracker()
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) \

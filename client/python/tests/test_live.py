@@ -231,6 +231,60 @@ def test_metadata_projection_caches_only_metadata(tmp_path):
             channel.close()
 
 
+def _pruned(value, paths):
+    """value with every object member off the dotted paths removed (a path
+    through a list applies to each element): the apiserver's object as a
+    field mask should leave it."""
+    if isinstance(value, list):
+        return [_pruned(v, paths) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for name, member in value.items():
+        below = [p[1:] for p in paths if p[0] == name]
+        if not below:
+            continue
+        out[name] = member if [] in below else _pruned(member, below)
+    return out
+
+
+MASK_IDENTITY = ("apiVersion", "kind", "metadata.name", "metadata.namespace",
+                 "metadata.uid", "metadata.resourceVersion")
+
+
+def test_field_mask_caches_only_the_mask(tmp_path):
+    from informerd import decode
+
+    mask = ("metadata.labels", "data.keep")
+    paths = [p.split(".") for p in mask + MASK_IDENTITY]
+    with live_cluster(str(tmp_path)) as (apiserver, informerd, ns):
+        path = "/api/v1/namespaces/%s/configmaps" % ns
+        body = configmap("m", "dropped", {"app": "web"})
+        body["data"]["keep"] = "kept"
+        apiserver.call("POST", path, body)
+        channel = connect(ConnectionOptions([informerd.grpc_address]))
+        informer = Informer(channel, "configmaps", namespace=ns, fields=mask)
+        state = StateFromHandlers()
+        informer.add_event_handler(state)
+        try:
+            informer.start()
+            assert informer.wait_for_sync(TIMEOUT), informer.last_error
+            body["metadata"]["labels"] = {"app": "db"}
+            body["data"]["keep"] = "changed"
+            apiserver.call("PUT", path + "/m", body)
+            assert_converged(informer, state,
+                             apiserver.configmap_versions(ns), informerd)
+            want = _pruned(apiserver.call("GET", path + "/m"), paths)
+            got = decode(informer.lister.get(ns, "m"))
+            assert got == want
+            assert got["data"] == {"keep": "changed"}
+            assert "value" not in got["data"] and "creationTimestamp" not in \
+                got["metadata"]
+        finally:
+            informer.stop(TIMEOUT)
+            channel.close()
+
+
 def test_slow_handler_does_not_delay_another(tmp_path):
     """One handler takes 1 s per event; the other gets each event within
     50 ms of the informer receiving it (the transform runs as it does)."""

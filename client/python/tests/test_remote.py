@@ -180,13 +180,22 @@ def test_handlers_get_metadata_and_the_version_is_tracked_before_they_run(
         assert server.gets[-1].min_resource_version == "15"
 
 
-def test_only_the_metadata_mask_is_accepted_today(read_server):
+def test_a_mask_becomes_the_watch_request(read_server):
     _, channel = read_server()
     for mask in (None, ["metadata"], ("metadata",)):
-        assert RemoteInformer(channel, "configmaps", mask=mask).request \
-            .projection == pb.PROJECTION_METADATA
-    with pytest.raises(ValueError, match=r"mask: \('spec.nodeName',\)"):
-        RemoteInformer(channel, "pods", mask=["spec.nodeName"])
+        request = RemoteInformer(channel, "configmaps", mask=mask).request
+        assert request.projection == pb.PROJECTION_METADATA
+        assert list(request.fields) == []
+    request = RemoteInformer(channel, "pods",
+                             mask=["metadata", "spec.nodeName"]).request
+    assert request.projection == pb.PROJECTION_FULL
+    assert list(request.fields) == ["metadata", "spec.nodeName"]
+    with pytest.raises(ValueError, match="not a str"):
+        RemoteInformer(channel, "pods", mask="spec.nodeName")
+    with pytest.raises(ValueError, match=r"mask\[1\]: '' is not a field path"):
+        RemoteInformer(channel, "pods", mask=["spec.nodeName", ""])
+    with pytest.raises(ValueError, match="no paths"):
+        RemoteInformer(channel, "pods", mask=[])
     with pytest.raises(ValueError, match="cache_size"):
         RemoteInformer(channel, "pods", cache_size=-1)
 
