@@ -119,6 +119,7 @@ warm="${ADOPTION_WARM:-0}"
 profile_dir="${ADOPTION_PROFILE:-}"
 if [[ "${1:-}" == "--quick" ]]; then
   count=200 rounds=1 rate=20 window=2 controllers=2
+  configs="controller-runtime:typed client-go:metadata controller-runtime:masked controller-runtime:nocopy"
   fleet_kinds=(controller-runtime:typed controller-runtime:nocopy)
   agents=100
 elif (($# > 0)); then
@@ -199,6 +200,7 @@ cat >"$run_dir/config.yaml" <<YAML
 resources:
   - resource: pods
     namespace: $namespace
+    fieldIndexes: [spec.nodeName]   # the node agents' selector
 limits:
   maxWatches: 20000
   maxWatchesPerIdentity: 20000
@@ -506,9 +508,10 @@ agents_run() {
   controller_pids+=("$pid")
   wait_line "$out" '^ready ' 300
   local a b made
-  a="$(mark "$pid" "$out")"
+  a="$(mark "$pid" "$out")" || informerd::die "node agents ($source) failed: $(tail -3 "$out.err")"
   made="$(updates)"
-  b="$(wait_marks "$pid" "$out" events "$(($(field events "$a") + made))" 60)"
+  b="$(wait_marks "$pid" "$out" events "$(($(field events "$a") + made))" 60)" ||
+    informerd::die "node agents ($source) failed: $(tail -3 "$out.err")"
   stop_controllers
   stop_informerd
   awk -v round="$round" -v source="$source" -v n="$agents" -v made="$made" \
