@@ -42,16 +42,17 @@ import java.util.function.Function;
  * client-java 27 has no {@code V1PartialObjectMetadata} model, and its
  * controllers, informer factories and handlers are typed by the model
  * ({@code ResourceEventHandler<V1Pod>}), so they run unchanged; a declared
- * field mask will fill more fields of the same type. A handler that reads a
- * field outside the mask sees null: read the object with the lister.
+ * field mask ({@link Builder#mask}) fills more fields of the same type. A
+ * handler that reads a field outside the mask sees null: read the object
+ * with the lister.
  *
- * <p>The mask: {@link #watchProjection} is where a declared field mask
- * plugs in once informerd serves field masks. Thread-safe;
+ * <p>The mask: {@link #METADATA_MASK} is the metadata projection; any other
+ * paths are informerd's field mask ({@link #watchFields}). Thread-safe;
  * {@link #close()} stops it.
  */
 public final class NoCopyInformer<T extends KubernetesObject>
     implements SharedIndexInformer<T>, AutoCloseable {
-  /** The default (and today the only) mask: apiVersion, kind and metadata. */
+  /** The default mask: apiVersion, kind and metadata. */
   public static final List<String> METADATA_MASK = List.of("metadata");
 
   private final InformerdSharedIndexInformer<T> informer;
@@ -71,7 +72,8 @@ public final class NoCopyInformer<T extends KubernetesObject>
             .namespace(builder.namespace)
             .labelSelector(builder.labelSelector)
             .fieldSelector(builder.fieldSelector)
-            .projection(watchProjection(builder.mask));
+            .projection(watchProjection(builder.mask))
+            .fields(watchFields(builder.mask));
     if (builder.kind != null) {
       listerWatcher.kind(builder.kind);
     }
@@ -99,21 +101,33 @@ public final class NoCopyInformer<T extends KubernetesObject>
   }
 
   /**
-   * The WatchRequest projection for the handlers' {@code mask}. The hook for
-   * declared field masks: when informerd serves them, a mask other than
-   * metadata becomes the watch's field mask here. Until then only
-   * {@link #METADATA_MASK} is accepted, so that a controller never silently
-   * gets less than it declared.
+   * The WatchRequest projection for the handlers' {@code mask}: metadata for
+   * {@link #METADATA_MASK} (or null), whole objects narrowed by
+   * {@link #watchFields} otherwise.
    *
-   * @throws IllegalArgumentException naming the mask otherwise
+   * @throws IllegalArgumentException naming the mask when it has no paths or
+   *     an empty one
    */
   static Projection watchProjection(List<String> mask) {
     if (mask == null || mask.equals(METADATA_MASK)) {
       return Projection.PROJECTION_METADATA;
     }
-    throw new IllegalArgumentException(
-        "mask: " + mask + ": this client can ask informerd only for the metadata projection "
-            + "(mask [metadata]); field masks need an informerd that serves them");
+    if (mask.isEmpty()) {
+      throw new IllegalArgumentException(
+          "mask: no paths; name at least one field ([metadata] for metadata only)");
+    }
+    for (int i = 0; i < mask.size(); i++) {
+      if (mask.get(i) == null || mask.get(i).isEmpty()) {
+        throw new IllegalArgumentException(
+            "mask[" + i + "]: empty in " + mask + "; a path names a field, e.g. spec.nodeName");
+      }
+    }
+    return Projection.PROJECTION_FULL;
+  }
+
+  /** The WatchRequest field mask for the handlers' {@code mask}: none for metadata. */
+  static List<String> watchFields(List<String> mask) {
+    return watchProjection(mask) == Projection.PROJECTION_METADATA ? List.of() : mask;
   }
 
   private static String versionOf(KubernetesObject object) {
@@ -325,7 +339,11 @@ public final class NoCopyInformer<T extends KubernetesObject>
       return this;
     }
 
-    /** The fields handlers get; default (and today only) {@link #METADATA_MASK}. */
+    /**
+     * The fields handlers get: {@link #METADATA_MASK} (default), or field
+     * paths such as {@code List.of("metadata.labels", "spec.nodeName")}
+     * (informerd's field mask; reads still return whole objects).
+     */
     public Builder<T, L> mask(List<String> mask) {
       watchProjection(mask);
       this.mask = List.copyOf(mask);

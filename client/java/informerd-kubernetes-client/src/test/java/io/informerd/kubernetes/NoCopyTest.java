@@ -19,6 +19,7 @@ import io.informerd.v1.ListRequest;
 import io.informerd.v1.ListResponse;
 import io.informerd.v1.Projection;
 import io.informerd.v1.WatchEvent;
+import io.informerd.v1.WatchRequest;
 import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.informer.cache.Lister;
 import io.kubernetes.client.openapi.models.V1ConfigMap;
@@ -206,15 +207,40 @@ public class NoCopyTest {
   }
 
   @Test
-  public void onlyTheMetadataMaskIsAcceptedToday() {
+  public void aMaskBecomesTheRequestsFieldMask() throws Exception {
     assertEquals(Projection.PROJECTION_METADATA, NoCopyInformer.watchProjection(null));
     assertEquals(Projection.PROJECTION_METADATA, NoCopyInformer.watchProjection(List.of("metadata")));
-    try {
-      NoCopyInformer.builder(channel, null, V1ConfigMap.class, V1ConfigMapList.class, CONFIGMAPS)
-          .mask(List.of("spec.nodeName"));
-      fail("a field mask was accepted");
-    } catch (IllegalArgumentException expected) {
-      assertTrue(expected.getMessage(), expected.getMessage().contains("mask: [spec.nodeName]"));
+    assertEquals(List.of(), NoCopyInformer.watchFields(List.of("metadata")));
+    for (List<String> bad : List.of(List.<String>of(), List.of("data", ""))) {
+      try {
+        NoCopyInformer.builder(channel, null, V1ConfigMap.class, V1ConfigMapList.class, CONFIGMAPS)
+            .mask(bad);
+        fail("mask " + bad + " was accepted");
+      } catch (IllegalArgumentException expected) {
+        assertTrue(expected.getMessage(), expected.getMessage().startsWith("mask"));
+      }
+    }
+    try (FakeInformerd watch = new FakeInformerd()) {
+      watch.answerList(ListResponse.newBuilder()
+          .addItems(FakeInformerd.configMap("ns", "a", "11", true))
+          .setResourceVersion("11")
+          .build());
+      watch.addWatch(new FakeInformerd.WatchScript(List.of(), null));
+      List<String> mask = List.of("metadata.labels", "data");
+      try (NoCopyInformer<V1ConfigMap> informer =
+          NoCopyInformer.builder(
+                  watch.channel, null, V1ConfigMap.class, V1ConfigMapList.class, CONFIGMAPS)
+              .namespace("ns")
+              .mask(mask)
+              .build()) {
+        informer.run();
+        ListRequest list = watch.listRequests.poll(10, TimeUnit.SECONDS);
+        WatchRequest request = watch.watchRequests.poll(10, TimeUnit.SECONDS);
+        assertEquals(Projection.PROJECTION_FULL, list.getProjection());
+        assertEquals(mask, list.getFieldsList());
+        assertEquals(Projection.PROJECTION_FULL, request.getProjection());
+        assertEquals(mask, request.getFieldsList());
+      }
     }
   }
 
