@@ -22,7 +22,9 @@
 #
 # Clients (pinned): a client-go typed SharedIndexInformer beside a dynamic
 # one (go/go.mod: client-go v0.37.2, protobuf preferred as client-go asks
-# for built-in types; informerd answers JSON, which it accepts), the
+# for built-in types; informerd answers JSON, which it accepts), a
+# controller-runtime manager with default options (v0.25.2: discovery,
+# its cache cluster-wide, one controller For ConfigMaps), the
 # official Python `kubernetes` package and kopf
 # (python/requirements.txt: an event handler's index, and an Event kopf
 # posts with its own client as its write), and @kubernetes/client-node
@@ -44,7 +46,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../../hack/lib.sh"
 
 readonly here="$INFORMERD_ROOT/tests/ecosystem"
 readonly informerd_bin="$INFORMERD_ROOT/bazel-bin/server/informerd"
-readonly all_clients="client-go,python-kubernetes,kopf,client-node,kube-rs,fabric8"
+readonly all_clients="client-go,controller-runtime,python-kubernetes,kopf,client-node,kube-rs,fabric8"
 
 junit="" clients="$all_clients"
 while (($#)); do
@@ -122,9 +124,12 @@ java_env() {
   echo "$dir"
 }
 
+# go_env [PACKAGE]: builds go/PACKAGE (default the module's root) and
+# prints the binary.
 go_env() {
-  local binary="$INFORMERD_CACHE/ecosystem/client-go-informer"
-  (cd "$here/go" && GOTOOLCHAIN=local GOFLAGS=-mod=readonly go build -o "$binary" . >&2) || return 1
+  local package="${1:-.}"
+  local binary="$INFORMERD_CACHE/ecosystem/go-$(basename "$(cd "$here/go/$package" && pwd)")"
+  (cd "$here/go" && GOTOOLCHAIN=local GOFLAGS=-mod=readonly go build -o "$binary" "./$package" >&2) || return 1
   echo "$binary"
 }
 
@@ -145,6 +150,9 @@ client_command() {
       command=("$(command -v node)" "$dir/watch_configmaps.mjs" "$kubeconfig" "$2" "$1") ;;
     client-go)
       local binary; binary="$(go_env)" || return 1
+      command=("$binary" "$kubeconfig" "$2" "$1") ;;
+    controller-runtime)
+      local binary; binary="$(go_env controllerruntime)" || return 1
       command=("$binary" "$kubeconfig" "$2" "$1") ;;
     kube-rs)
       local binary; binary="$(rust_env)" || return 1
