@@ -13,7 +13,7 @@
 # Each row of the summary names the version it ran on; the final counts
 # add both. INFORMERD_TEST_KUBE_VERSIONS (default "1.37 1.20") runs fewer
 # versions, INFORMERD_TEST_SUITES (default: all) fewer suites, e.g.
-# "bazel_all go" (the fast inner loop of docs/TESTING.md); a name that is
+# "bazel_all go_client" (the fast inner loop of docs/TESTING.md); a name that is
 # no suite counts as a failure.
 #
 # Each version's control plane is a private one (state in ~/.cache/
